@@ -1,0 +1,1 @@
+"""Scorers for toolworlds runs: end-state and process accuracy, benchmark checkers."""

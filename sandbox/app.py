@@ -1,0 +1,126 @@
+"""Apps: one stateful service each (a messenger, a bank, a food platform).
+
+An app is a class with a typed state model and `@tool` methods; nothing else is exposed
+to agents. Its state object may be shared with forks and snapshots of its world; the
+app takes a private copy the first time it might write (copy-on-write), so forking is
+cheap and forks never influence each other.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+from .journal import active_journal
+from .state import StateModel, clone
+from .tools import ToolSpec, tool_spec_of
+
+if TYPE_CHECKING:
+    from .world import World
+
+S = TypeVar("S", bound=StateModel)
+
+
+class App(Generic[S]):
+    """Base class for apps. Subclass as `class Todo(App[TodoState])`.
+
+    `app_name` is the key of this app in the world's state; ACEBench compares end
+    states by class name, so worlds ported from it set names like `FoodPlatform`.
+    """
+
+    app_name: ClassVar[str | None] = None
+    state_model: ClassVar[type[StateModel]]
+    tool_specs: ClassVar[Mapping[str, ToolSpec]] = {}
+
+    __slots__ = ("_shared", "_state", "_world", "name")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for base in getattr(cls, "__orig_bases__", ()):
+            if typing.get_origin(base) is App:
+                (model,) = typing.get_args(base)
+                if isinstance(model, type) and issubclass(model, StateModel):
+                    cls.state_model = model
+        specs: dict[str, ToolSpec] = {}
+        for klass in reversed(cls.__mro__):
+            for attr in vars(klass).values():
+                spec = tool_spec_of(attr)
+                if spec is not None:
+                    specs[spec.name] = spec
+        cls.tool_specs = specs
+
+    def __init__(self, state: S | Mapping[str, Any] | None = None, *, name: str | None = None) -> None:
+        model = getattr(type(self), "state_model", None)
+        if model is None:
+            raise TypeError(f"{type(self).__name__} must subclass App[SomeStateModel]")
+        if state is None:
+            state = model()
+        elif isinstance(state, Mapping):
+            state = model.model_validate(dict(state))
+        elif not isinstance(state, model):
+            raise TypeError(f"state must be a {model.__name__} or a mapping")
+        self._state: S = state  # type: ignore[assignment]
+        self._shared = False
+        self._world: World | None = None
+        self.name: str = name or type(self).app_name or type(self).__name__
+
+    @property
+    def state(self) -> S:
+        """The live state. Outside a read-only call this guarantees a private copy."""
+        if self._shared:
+            journal = active_journal()
+            if journal is None or not journal.read_only:
+                self._state = clone(self._state)
+                self._shared = False
+        return self._state
+
+    @property
+    def world(self) -> World:
+        if self._world is None:
+            raise RuntimeError(f"app {self.name!r} is not part of a world yet")
+        return self._world
+
+    def load(self, config: Mapping[str, Any]) -> None:
+        """Apply an initial configuration: listed fields replace the current values.
+
+        Worlds whose benchmark has its own loading rules override this.
+        """
+        current = self._state.model_dump()
+        current.update(config)
+        self._state = type(self._state).model_validate(current)  # type: ignore[assignment]
+        self._shared = False
+
+    def dump(self) -> dict[str, Any]:
+        """The state as JSON-ready data (what `World.state()` reports for this app)."""
+        return self._state.model_dump(mode="json")
+
+    # -- engine hooks ------------------------------------------------------------------
+
+    def _bind(self, world: World) -> None:
+        if self._world is not None and self._world is not world:
+            raise ValueError(f"app {self.name!r} already belongs to another world")
+        self._world = world
+
+    def _share(self) -> S:
+        """Hand out the state object for a snapshot or fork; later writes copy first."""
+        self._shared = True
+        return self._state
+
+    def _adopt(self, state: S) -> None:
+        self._state = state
+        self._shared = True
+
+    def _fork(self, world: World) -> App[S]:
+        new = object.__new__(type(self))
+        new._state = self._share()
+        new._shared = True
+        new._world = world
+        new.name = self.name
+        extra = getattr(self, "__dict__", None)
+        if extra:
+            new.__dict__.update(extra)
+        return new
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} app {self.name!r}>"

@@ -1,0 +1,105 @@
+"""The undo journal that makes every tool call atomic.
+
+A full copy of the state before each mutating call would cost time proportional to the
+size of the world; the journal instead records only what a call actually touches (the old
+value of an attribute, the old contents of a container, the first time it is changed), so
+rolling back costs time proportional to the change.
+
+Tracked objects find the journal of the call in progress through a context variable: a
+call is synchronous, so at most one journal is active per thread or task, and two worlds
+never see each other's journal.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Any
+
+from .errors import ReadOnlyViolation
+
+_ACTIVE: ContextVar[Journal | None] = ContextVar("toolworlds_active_journal", default=None)
+
+active_journal = _ACTIVE.get
+
+_MISSING = object()
+
+# Entry kinds (first tuple element).
+_ATTR = 0
+_LIST = 1
+_DICT = 2
+_SET = 3
+
+
+class Journal:
+    """Undo records for one call; `rollback` puts every touched object back."""
+
+    __slots__ = ("_entries", "_saved", "read_only", "tool")
+
+    def __init__(self, tool: str, read_only: bool) -> None:
+        # Allocated on the first write: most calls (all read-only ones) never write.
+        self._entries: list[tuple[int, Any, Any, Any]] | None = None
+        self._saved: set[int] | None = None
+        self.read_only = read_only
+        self.tool = tool
+
+    @property
+    def changed(self) -> bool:
+        return bool(self._entries)
+
+    def _log(self) -> list[tuple[int, Any, Any, Any]]:
+        if self.read_only:
+            self._refuse()
+        if self._entries is None:
+            self._entries = []
+            self._saved = set()
+        return self._entries
+
+    def _refuse(self) -> None:
+        raise ReadOnlyViolation(
+            f"tool {self.tool!r} is declared read-only (mutates=False) but changed the state"
+        )
+
+    def attribute(self, obj: Any, name: str) -> None:
+        """Remember an attribute's value before it is replaced."""
+        self._log().append((_ATTR, obj, name, obj.__dict__.get(name, _MISSING)))
+
+    def container(self, obj: Any) -> None:
+        """Remember a container's contents before its first change in this call."""
+        entries = self._log()
+        saved = self._saved
+        assert saved is not None
+        key = id(obj)
+        if key in saved:
+            return
+        saved.add(key)
+        if isinstance(obj, list):
+            entries.append((_LIST, obj, None, list.copy(obj)))
+        elif isinstance(obj, dict):
+            entries.append((_DICT, obj, None, dict.copy(obj)))
+        else:
+            entries.append((_SET, obj, None, set.copy(obj)))
+
+    def rollback(self) -> None:
+        if not self._entries:
+            return
+        for kind, obj, name, old in reversed(self._entries):
+            if kind == _ATTR:
+                if old is _MISSING:
+                    obj.__dict__.pop(name, None)
+                else:
+                    obj.__dict__[name] = old
+            elif kind == _LIST:
+                list.__setitem__(obj, slice(None), old)
+            elif kind == _DICT:
+                dict.clear(obj)
+                dict.update(obj, old)
+            else:
+                set.clear(obj)
+                set.update(obj, old)
+        self._entries = None
+        self._saved = None
+
+
+# Make a journal the active one (returns a token), and put the previous one back.
+begin = _ACTIVE.set
+end = _ACTIVE.reset

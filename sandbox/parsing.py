@@ -1,0 +1,333 @@
+"""Reading tool calls out of untrusted model output.
+
+Model output is data, never code: the bracket syntax is read with `ast.parse` and a
+walker that accepts literals only (no evaluation, no name lookup, nothing imported or
+called), and JSON with `json.loads`. Input size and nesting are bounded, and every
+failure is a `ParseError` whose message tells the agent what to fix.
+
+Accepted forms:
+- bracket syntax (ACEBench, BFCL, API-Bank): `[f(a=1, b='x'), g()]`, also a bare call
+  or a tuple of calls; `true`/`false`/`null` are read as JSON literals;
+- JSON: an OpenAI assistant message with `tool_calls`, one OpenAI tool call, a
+  `{"name", "arguments"|"parameters"}` object (arguments as an object or a JSON string),
+  or a list of these; also inside a markdown code fence.
+
+When the bracket syntax does not parse, a repair pass fixes the defects found in
+ACEBench's own gold data (unescaped apostrophes, stray whitespace, a missing bracket)
+and reports each repair.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import warnings
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from .errors import ParseError
+
+MAX_CHARS = 100_000
+MAX_DEPTH = 32
+MAX_CALLS = 256
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n(.*?)```", re.DOTALL)
+_JSON_LITERALS = MappingProxyType({"true": True, "false": False, "null": None})
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call read from a message."""
+
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ParsedMessage:
+    """The calls of a message, the syntax they were written in, and any repairs made."""
+
+    calls: list[Call]
+    format: str
+    repairs: tuple[str, ...] = ()
+
+
+def parse_calls(text: str) -> list[Call]:
+    """The tool calls in `text`; raises `ParseError` (and nothing else) when there are none to read."""
+    return parse_message(text).calls
+
+
+def parse_message(text: str, *, max_chars: int = MAX_CHARS) -> ParsedMessage:
+    try:
+        return _parse_message(text, max_chars)
+    except ParseError:
+        raise
+    except (RecursionError, MemoryError, ValueError, TypeError) as exc:
+        raise ParseError(f"could not read tool calls: {type(exc).__name__}") from None
+
+
+def _parse_message(text: str, max_chars: int) -> ParsedMessage:
+    if not isinstance(text, str):
+        raise ParseError(f"expected text, got {type(text).__name__}")
+    if len(text) > max_chars:
+        raise ParseError(f"message too long to read as tool calls ({len(text)} > {max_chars} characters)")
+    body = text.strip()
+    if not body:
+        raise ParseError("empty message: expected tool calls such as [tool_name(arg='value')]")
+    fenced = _FENCE.search(body)
+    notes: tuple[str, ...] = ()
+    if fenced:
+        body = fenced.group(2).strip()
+        notes = ("read the calls from a markdown code block",)
+    if body[:1] in "{[":
+        calls = _try_json(body)
+        if calls is not None:
+            return ParsedMessage(calls, "json", notes)
+    try:
+        return ParsedMessage(_parse_brackets(body), "brackets", notes)
+    except ParseError as first_error:
+        repaired, repairs = _repair(body)
+        if not repairs:
+            raise
+        try:
+            calls = _parse_brackets(repaired)
+        except ParseError:
+            raise first_error from None
+        if not calls:  # a "repair" that leaves nothing to run repaired nothing
+            raise first_error
+        return ParsedMessage(calls, "brackets", notes + tuple(repairs))
+
+
+# -- JSON ----------------------------------------------------------------------------------
+
+
+def _try_json(body: str) -> list[Call] | None:
+    """Calls from JSON, None when `body` is not JSON at all (it may be bracket syntax)."""
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if isinstance(data, dict):
+        if "tool_calls" in data:
+            items = data["tool_calls"]
+            if not isinstance(items, list):
+                raise ParseError("'tool_calls' must be a list")
+            return _bounded([_json_call(item) for item in items])
+        return [_json_call(data)]
+    if isinstance(data, list):
+        if data and all(isinstance(item, dict) for item in data):
+            return _bounded([_json_call(item) for item in data])
+        if not data:
+            return []
+        return None
+    raise ParseError("a JSON tool call must be an object or a list of objects")
+
+
+def _json_call(item: Any) -> Call:
+    if not isinstance(item, dict):
+        raise ParseError("each JSON tool call must be an object")
+    if isinstance(item.get("function"), dict):
+        item = item["function"]
+    name = item.get("name")
+    if not isinstance(name, str) or not name:
+        raise ParseError("a JSON tool call needs a string 'name'")
+    arguments: Any = {}
+    for key in ("arguments", "parameters", "args", "input"):
+        if key in item:
+            arguments = item[key]
+            break
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except (json.JSONDecodeError, RecursionError):
+            raise ParseError(f"arguments of {name} are not valid JSON") from None
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise ParseError(f"arguments of {name} must be a JSON object of named values")
+    _check_depth(arguments, 0, name)
+    return Call(_check_name(name), arguments)
+
+
+def _check_depth(value: Any, depth: int, name: str) -> None:
+    if depth > MAX_DEPTH:
+        raise ParseError(f"arguments of {name} are nested more than {MAX_DEPTH} levels deep")
+    if isinstance(value, dict):
+        for item in value.values():
+            _check_depth(item, depth + 1, name)
+    elif isinstance(value, list):
+        for item in value:
+            _check_depth(item, depth + 1, name)
+
+
+# -- bracket syntax ------------------------------------------------------------------------
+
+
+def _parse_brackets(body: str) -> list[Call]:
+    try:
+        with warnings.catch_warnings():
+            # invalid escapes in the model's strings are its problem, not a warning for ours
+            warnings.simplefilter("ignore")
+            tree = ast.parse(body, mode="eval")
+    except SyntaxError as exc:
+        raise ParseError(f"not valid call syntax: {exc.msg}", position=exc.offset) from None
+    except (RecursionError, MemoryError, ValueError):
+        raise ParseError("call syntax nested too deeply or malformed") from None
+    node = tree.body
+    if isinstance(node, (ast.List, ast.Tuple)):
+        elements = node.elts
+    elif isinstance(node, ast.Call):
+        elements = [node]
+    else:
+        raise ParseError(
+            f"expected a list of calls such as [tool_name(arg='value')], got {_kind(node)}"
+        )
+    calls = []
+    for element in elements:
+        if not isinstance(element, ast.Call):
+            raise ParseError(f"every element must be a tool call, found {_kind(element)}")
+        calls.append(_call(element))
+    return _bounded(calls)
+
+
+def _call(node: ast.Call) -> Call:
+    name = _dotted_name(node.func)
+    if node.args:
+        raise ParseError(
+            f"{name}() got a positional argument; name every argument, e.g. {name}(arg=value)"
+        )
+    arguments: dict[str, Any] = {}
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            raise ParseError(f"{name}() uses ** unpacking; name every argument")
+        if keyword.arg in arguments:
+            raise ParseError(f"{name}() repeats argument {keyword.arg!r}")
+        arguments[keyword.arg] = _literal(keyword.value, 0, name)
+    return Call(name, arguments)
+
+
+def _dotted_name(node: ast.expr) -> str:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        raise ParseError(f"a tool name must be a plain or dotted name, found {_kind(node)}")
+    parts.append(node.id)
+    return _check_name(".".join(reversed(parts)))
+
+
+def _literal(node: ast.expr, depth: int, name: str) -> Any:
+    if depth > MAX_DEPTH:
+        raise ParseError(f"arguments of {name} are nested more than {MAX_DEPTH} levels deep")
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if value is None or isinstance(value, (str, bool, int, float)):
+            return value
+        raise ParseError(f"{name}(): {type(value).__name__} values are not supported")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        operand = node.operand
+        if isinstance(operand, ast.Constant) and type(operand.value) in (int, float):
+            return -operand.value if isinstance(node.op, ast.USub) else operand.value
+        raise ParseError(f"{name}(): a sign may only precede a number")
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_literal(item, depth + 1, name) for item in node.elts]
+    if isinstance(node, ast.Dict):
+        result: dict[Any, Any] = {}
+        for key_node, value_node in zip(node.keys, node.values, strict=False):
+            if key_node is None:
+                raise ParseError(f"{name}(): ** unpacking is not allowed in a dict")
+            key = _literal(key_node, depth + 1, name)
+            if not isinstance(key, (str, int, float, bool)) or key is None:
+                raise ParseError(f"{name}(): dict keys must be strings or numbers")
+            result[key] = _literal(value_node, depth + 1, name)
+        return result
+    if isinstance(node, ast.Name) and node.id in _JSON_LITERALS:
+        return _JSON_LITERALS[node.id]
+    if isinstance(node, ast.Name):
+        raise ParseError(f"{name}(): bare word {node.id!r} is not a value; quote strings")
+    raise ParseError(f"{name}(): {_kind(node)} is not allowed in arguments; use literal values")
+
+
+def _check_name(name: str) -> str:
+    if len(name) > 128:
+        raise ParseError("tool name longer than 128 characters")
+    return name
+
+
+def _bounded(calls: list[Call]) -> list[Call]:
+    if len(calls) > MAX_CALLS:
+        raise ParseError(f"more than {MAX_CALLS} calls in one message")
+    return calls
+
+
+def _kind(node: ast.AST) -> str:
+    return {
+        ast.BinOp: "an arithmetic expression",
+        ast.Lambda: "a lambda",
+        ast.Call: "a nested call",
+        ast.Attribute: "an attribute access",
+        ast.Subscript: "a subscript",
+        ast.Name: "a bare name",
+        ast.Constant: "a constant",
+    }.get(type(node), type(node).__name__)
+
+
+# -- repairs -------------------------------------------------------------------------------
+
+_CLOSERS = ",)]}:"
+
+
+def _repair(body: str) -> tuple[str, list[str]]:
+    """Fix the defects seen in real benchmark data; returns the new text and what was done."""
+    repairs: list[str] = []
+    text = body
+    escaped, count = _escape_apostrophes(text)
+    if count:
+        text = escaped
+        repairs.append(f"escaped {count} apostrophe(s) inside single-quoted strings")
+    if text.startswith("[") and not text.endswith("]"):
+        text += "]"
+        repairs.append("added the missing closing ']'")
+    elif text.endswith("]") and not text.startswith("["):
+        text = "[" + text
+        repairs.append("added the missing opening '['")
+    return text, repairs
+
+
+def _escape_apostrophes(text: str) -> tuple[str, int]:
+    """Escape quotes inside single-quoted strings that cannot be closing quotes.
+
+    A quote closes a string only if what follows it (after spaces) could follow a value:
+    a comma, a bracket, a colon or the end. `'Domino's'` thus becomes `'Domino\\'s'`.
+    """
+    out: list[str] = []
+    count = 0
+    i = 0
+    quote: str | None = None
+    while i < len(text):
+        ch = text[i]
+        if quote is None:
+            if ch in "'\"":
+                quote = ch
+            out.append(ch)
+        elif ch == "\\":
+            out.append(text[i : i + 2])
+            i += 2
+            continue
+        elif ch == quote:
+            after = i + 1
+            while after < len(text) and text[after] in " \t\r\n":
+                after += 1
+            if quote == "'" and after < len(text) and text[after] not in _CLOSERS:
+                out.append("\\'")
+                count += 1
+            else:
+                quote = None
+                out.append(ch)
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out), count

@@ -1,0 +1,80 @@
+"""Tool schemas in the dialects that agents and benchmarks expect.
+
+Every format is derived from the one JSON Schema (2020-12) on `ToolSpec.parameters`;
+the dialects differ only in their envelope and, for ACEBench/BFCL, in type names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any, Literal
+
+from .tools import ToolSpec
+
+SchemaFormat = Literal["jsonschema", "openai", "anthropic", "acebench", "bfcl"]
+FORMATS: tuple[str, ...] = ("jsonschema", "openai", "anthropic", "acebench", "bfcl")
+
+_DIALECT_TYPES = MappingProxyType({
+    # ACEBench's own files call objects "dict" and keep "number"; BFCL also says "float".
+    "acebench": MappingProxyType({"object": "dict"}),
+    "bfcl": MappingProxyType({"object": "dict", "number": "float"}),
+})
+
+
+def export(spec: ToolSpec, fmt: str = "openai") -> dict[str, Any]:
+    if fmt == "jsonschema":
+        schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", **spec.parameters}
+        return {"name": spec.name, "description": spec.description, "parameters": schema}
+    if fmt == "openai":
+        return {
+            "type": "function",
+            "function": {
+                "name": spec.name,
+                "description": spec.description,
+                "parameters": spec.parameters,
+            },
+        }
+    if fmt == "anthropic":
+        return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
+    if fmt in _DIALECT_TYPES:
+        params = _dialect(spec.parameters, _DIALECT_TYPES[fmt])
+        ordered = {"type": params.pop("type"), "properties": params.pop("properties", {}),
+                   "required": params.pop("required", []), **params}
+        return {"name": spec.name, "description": spec.description, "parameters": ordered}
+    raise ValueError(f"unknown schema format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def export_all(specs: Iterable[ToolSpec], fmt: str = "openai") -> list[dict[str, Any]]:
+    return [export(spec, fmt) for spec in specs]
+
+
+def _dialect(schema: Any, names: Mapping[str, str]) -> Any:
+    """Rename types and flatten what the dialect has no words for.
+
+    `Optional[X]` (anyOf X|null) becomes plain X, since the dialect marks optionality
+    only by absence from `required`; `additionalProperties: false` is dropped.
+    """
+    if isinstance(schema, list):
+        return [_dialect(s, names) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    options = schema.get("anyOf")
+    if isinstance(options, list):
+        rest = [o for o in options if o != {"type": "null"}]
+        if len(rest) == 1 and len(rest) < len(options):
+            merged = {**rest[0], **{k: v for k, v in schema.items() if k != "anyOf"}}
+            return _dialect(merged, names)
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "additionalProperties" and value is False:
+            continue
+        if key == "type" and isinstance(value, str):
+            out[key] = names.get(value, value)
+        elif key == "properties" and isinstance(value, dict):
+            out[key] = {name: _dialect(sub, names) for name, sub in value.items()}
+        elif key in ("items", "anyOf", "oneOf", "allOf", "prefixItems"):
+            out[key] = _dialect(value, names)
+        else:
+            out[key] = value
+    return out

@@ -1,0 +1,237 @@
+"""Tools: methods of an app that an agent may call.
+
+`@tool` reads everything a model needs from the method itself — the parameter types
+and defaults from its signature, descriptions from `Annotated[..., Field(description=)]`
+or the docstring's `Args:` section, the tool description from the rest of the
+docstring — so a world author writes each fact once and the schema cannot drift from
+the code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import docstring_parser
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic.fields import FieldInfo
+
+from .state import ATOMIC_TYPES
+
+Coercion = Literal["lax", "strict"]
+
+_TOOL_ATTR = "__toolworlds_tool__"
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """Everything known about one tool: what the agent sees and what the world runs.
+
+    `mutates=False` promises the tool only reads; the world then skips all undo
+    bookkeeping for it and refuses any write it attempts.
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    args_model: type[BaseModel]
+    function: Callable[..., Any] = field(repr=False)
+    mutates: bool = True
+    app: str | None = None
+    atomic_args: bool = True
+
+    @property
+    def validator(self) -> Any:
+        """pydantic-core's validator for the arguments (skips a Python frame per call)."""
+        return self.args_model.__pydantic_validator__
+
+    def bound_to(self, app: str) -> ToolSpec:
+        return dataclasses.replace(self, app=app)
+
+
+def tool(
+    function: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    mutates: bool = True,
+) -> Any:
+    """Mark an app method as a tool. Usable bare (`@tool`) or with options.
+
+    Args:
+        function: The method (when used bare).
+        name: The tool's public name; defaults to the method name.
+        description: Overrides the docstring's description.
+        mutates: False for tools that only read; they skip undo bookkeeping.
+    """
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        spec = build_spec(fn, name=name, description=description, mutates=mutates)
+        setattr(fn, _TOOL_ATTR, spec)
+        return fn
+
+    return mark(function) if function is not None else mark
+
+
+def tool_spec_of(obj: Any) -> ToolSpec | None:
+    return getattr(obj, _TOOL_ATTR, None)
+
+
+def build_spec(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    mutates: bool = True,
+) -> ToolSpec:
+    tool_name = name or fn.__name__
+    doc = docstring_parser.parse(inspect.getdoc(fn) or "")
+    param_docs = {p.arg_name: (p.description or "").strip() for p in doc.params}
+    hints = typing.get_type_hints(fn, include_extras=True)
+    fields: dict[str, Any] = {}
+    atomic = True
+    parameters = list(inspect.signature(fn).parameters.values())
+    for index, param in enumerate(parameters):
+        if index == 0 and param.name in ("self", "cls"):
+            continue
+        if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            raise TypeError(f"tool {tool_name!r}: *args/**kwargs cannot be described to a model")
+        if param.kind is inspect.Parameter.POSITIONAL_ONLY:
+            raise TypeError(f"tool {tool_name!r}: parameter {param.name!r} must be nameable")
+        if param.name not in hints:
+            raise TypeError(f"tool {tool_name!r}: parameter {param.name!r} needs a type hint")
+        annotation = hints[param.name]
+        atomic = atomic and _is_atomic(annotation)
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        info = _field_info(annotation, default, param_docs.get(param.name))
+        fields[param.name] = (annotation, info)
+    args_model = create_model(  # type: ignore[call-overload]
+        f"{tool_name}_arguments",
+        __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
+        **fields,
+    )
+    text = description if description is not None else _description(doc)
+    if not text:
+        raise TypeError(f"tool {tool_name!r} needs a docstring: the model reads it")
+    return ToolSpec(
+        name=tool_name,
+        description=text,
+        parameters=parameters_schema(args_model),
+        args_model=args_model,
+        function=fn,
+        mutates=mutates,
+        atomic_args=atomic,
+    )
+
+
+def _field_info(annotation: Any, default: Any, doc: str | None) -> FieldInfo:
+    described = any(
+        isinstance(meta, FieldInfo) and meta.description
+        for meta in getattr(annotation, "__metadata__", ())
+    )
+    if doc and not described:
+        return Field(default, description=doc)
+    return Field(default)
+
+
+def _description(doc: docstring_parser.Docstring) -> str:
+    parts = [doc.short_description or "", doc.long_description or ""]
+    return "\n\n".join(p.strip() for p in parts if p and p.strip())
+
+
+def _is_atomic(annotation: Any) -> bool:
+    """True when validated values of this type can never be mutable containers."""
+    if annotation in ATOMIC_TYPES:
+        return True
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _is_atomic(typing.get_args(annotation)[0])
+    if origin is Literal:
+        return True
+    if origin is typing.Union or origin is types.UnionType:
+        return all(_is_atomic(a) for a in typing.get_args(annotation))
+    return False
+
+
+def parameters_schema(args_model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON Schema (2020-12) of a tool's arguments, with references inlined.
+
+    Models handle a flat schema better than one with `$ref`s, and every export format
+    starts from this one.
+    """
+    raw = args_model.model_json_schema()
+    defs = raw.pop("$defs", {})
+    schema = _clean(_inline(raw, defs, ()))
+    schema.setdefault("properties", {})
+    schema.setdefault("required", [])
+    schema["additionalProperties"] = False
+    return schema
+
+
+def _inline(node: Any, defs: Mapping[str, Any], seen: tuple[str, ...]) -> Any:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            key = ref.removeprefix("#/$defs/")
+            if key in seen:
+                raise TypeError(f"recursive argument type {key!r} cannot be inlined")
+            target = dict(defs[key])
+            target.update({k: v for k, v in node.items() if k != "$ref"})
+            return _inline(target, defs, (*seen, key))
+        return {k: _inline(v, defs, seen) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_inline(v, defs, seen) for v in node]
+    return node
+
+
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_ONE = ("items", "not", "additionalProperties", "contains")
+
+
+def _clean(schema: Any) -> Any:
+    """Drop pydantic's generated `title`s, keeping property names that happen to be 'title'."""
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title":
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: _clean(sub) for name, sub in value.items()}
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            out[key] = [_clean(sub) for sub in value]
+        elif key in _SCHEMA_ONE:
+            out[key] = _clean(value)
+        else:
+            out[key] = value
+    return out
+
+
+def describe_validation_error(tool_name: str, error: ValidationError) -> tuple[str, list[dict[str, Any]]]:
+    """A message an agent can act on, plus one structured entry per bad parameter."""
+    details: list[dict[str, Any]] = []
+    for item in error.errors(include_url=False, include_context=False):
+        loc = ".".join(str(part) for part in item.get("loc", ())) or "(arguments)"
+        kind = item.get("type", "invalid")
+        if kind == "missing":
+            problem = "missing required argument"
+        elif kind == "extra_forbidden":
+            problem = "unexpected argument (not a parameter of this tool)"
+        else:
+            problem = item.get("msg", "invalid value")
+        entry: dict[str, Any] = {"parameter": loc, "problem": problem, "type": kind}
+        if kind not in ("missing", "extra_forbidden"):
+            entry["received"] = _short_repr(item.get("input"))
+        details.append(entry)
+    parts = [f"'{d['parameter']}': {d['problem']}" for d in details]
+    return f"invalid arguments for {tool_name}: " + "; ".join(parts), details
+
+
+def _short_repr(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

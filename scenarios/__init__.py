@@ -1,0 +1,1 @@
+"""World families built on the sandbox engine, one subpackage each."""

@@ -1,0 +1,156 @@
+"""The to-do app: tasks with a small lifecycle (open, done, archived)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from sandbox import App, Lifecycle, StateModel, ToolError, World, tool
+
+task_lifecycle = Lifecycle(
+    "task",
+    states=["open", "done", "archived"],
+    transitions=[
+        ("complete", "open", "done"),
+        ("reopen", "done", "open"),
+        ("archive", ["open", "done"], "archived"),
+    ],
+    initial="open",
+)
+
+
+class Task(StateModel):
+    id: int
+    title: str
+    status: Literal["open", "done", "archived"] = "open"
+    tags: list[str] = []
+    due: str | None = None
+    created: str = ""
+
+
+class TodoState(StateModel):
+    tasks: list[Task] = []
+    next_id: int = 1
+
+
+class TodoApp(App[TodoState]):
+    """A personal to-do list."""
+
+    app_name = "Todo"
+
+    def _find(self, task_id: int) -> Task:
+        for task in self.state.tasks:
+            if task.id == task_id:
+                return task
+        raise ToolError(f"no task with id {task_id}", code="not_found")
+
+    def _move(self, task_id: int, trigger: str) -> dict:
+        task = self._find(task_id)
+        return {"id": task.id, "status": task_lifecycle.fire(task, trigger)}
+
+    @tool
+    def add_task(
+        self,
+        title: Annotated[str, Field(min_length=1, max_length=200)],
+        tags: list[str] | None = None,
+        due: str | None = None,
+    ) -> dict:
+        """Add a task to the list.
+
+        Args:
+            title: What needs doing.
+            tags: Labels for grouping, e.g. ["home"].
+            due: Due date as YYYY-MM-DD.
+        """
+        state = self.state
+        task = Task(id=state.next_id, title=title, tags=tags or [], due=due,
+                    created=self.world.clock.now().isoformat())
+        state.next_id += 1
+        state.tasks.append(task)
+        return {"id": task.id, "status": task.status}
+
+    @tool(mutates=False)
+    def list_tasks(self, status: Literal["open", "done", "archived"] | None = None) -> list[dict]:
+        """List tasks, optionally only those with a given status.
+
+        Args:
+            status: Only tasks with this status.
+        """
+        return [
+            {"id": t.id, "title": t.title, "status": t.status, "due": t.due}
+            for t in self.state.tasks
+            if status is None or t.status == status
+        ]
+
+    @tool(mutates=False)
+    def get_task(self, task_id: int) -> Task:
+        """Show one task with all its details.
+
+        Args:
+            task_id: The task's id.
+        """
+        return self._find(task_id)
+
+    @tool
+    def complete_task(self, task_id: int) -> dict:
+        """Mark an open task as done.
+
+        Args:
+            task_id: The task's id.
+        """
+        return self._move(task_id, "complete")
+
+    @tool
+    def reopen_task(self, task_id: int) -> dict:
+        """Reopen a task that was marked done.
+
+        Args:
+            task_id: The task's id.
+        """
+        return self._move(task_id, "reopen")
+
+    @tool
+    def archive_task(self, task_id: int) -> dict:
+        """Archive a task so it no longer shows as open work.
+
+        Args:
+            task_id: The task's id.
+        """
+        return self._move(task_id, "archive")
+
+    @tool
+    def tag_tasks(self, task_ids: list[int], tag: Annotated[str, Field(min_length=1)]) -> dict:
+        """Add a tag to several tasks at once; nothing changes if any id is unknown.
+
+        Args:
+            task_ids: The tasks to tag.
+            tag: The tag to add.
+        """
+        tagged = []
+        for task_id in task_ids:
+            task = self._find(task_id)
+            if tag not in task.tags:
+                task.tags.append(tag)
+            tagged.append(task_id)
+        return {"tagged": tagged}
+
+    @tool
+    def delete_task(self, task_id: int) -> str:
+        """Delete a task for good.
+
+        Args:
+            task_id: The task's id.
+        """
+        task = self._find(task_id)
+        self.state.tasks.remove(task)
+        return f"deleted task {task_id}"
+
+
+def todo_world(*, seed: int = 0, tasks: int = 0) -> World:
+    """A to-do world, optionally pre-filled with `tasks` numbered tasks."""
+    state = TodoState(
+        tasks=[Task(id=i, title=f"task {i}", tags=["seed"]) for i in range(1, tasks + 1)],
+        next_id=tasks + 1,
+    )
+    return World([TodoApp(state)], seed=seed)

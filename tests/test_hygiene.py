@@ -1,0 +1,53 @@
+"""Project rules that code review alone would let slip."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("sandbox", "scenarios", "evaluators")
+_MUTABLE_CALLS = {"list", "dict", "set", "defaultdict", "OrderedDict", "Counter", "deque"}
+
+
+def _module_level_mutables(path: Path) -> list[str]:
+    found = []
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if all(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                continue  # the export list is read by tools, never written
+            value = node.value
+            mutable = isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp,
+                                         ast.SetComp))
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+                mutable = mutable or value.func.id in _MUTABLE_CALLS
+            if mutable:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def test_no_module_level_mutable_state() -> None:
+    offenders = [hit for package in PACKAGES for path in (ROOT / package).rglob("*.py")
+                 for hit in _module_level_mutables(path)]
+    assert offenders == [], "module-level mutable containers are shared by every world"
+
+
+def test_no_eval_or_exec_in_package_code() -> None:
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    assert node.func.id not in ("eval", "exec"), f"{path}:{node.lineno}"
+
+
+def test_core_import_stays_light() -> None:
+    code = (
+        "import sys, sandbox, scenarios.todo\n"
+        "heavy = [m for m in ('deepdiff', 'sqlmodel', 'sqlalchemy', 'typer', 'rich') if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == ""

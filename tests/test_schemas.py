@@ -1,0 +1,122 @@
+"""Schema exports: every format is valid JSON Schema (after the dialect's type names)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Annotated, Any, Literal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+from pydantic import BaseModel, Field
+
+from sandbox import FORMATS, export
+from sandbox.tools import build_spec
+from scenarios.todo import todo_world
+
+_BACK = {"dict": "object", "float": "number"}
+
+
+def parameters_of(fmt: str, exported: dict[str, Any]) -> dict[str, Any]:
+    if fmt == "openai":
+        return exported["function"]["parameters"]
+    if fmt == "anthropic":
+        return exported["input_schema"]
+    params = exported["parameters"]
+    return undialect(params) if fmt in ("acebench", "bfcl") else params
+
+
+def undialect(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: (_BACK.get(v, v) if k == "type" and isinstance(v, str) else undialect(v))
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [undialect(v) for v in node]
+    return node
+
+
+class Point(BaseModel):
+    x: float
+    y: float
+    label: str | None = None
+
+
+TYPES: list[Any] = [
+    int, str, float, bool, list[int], list[str], dict[str, int], Literal["a", "b"],
+    int | None, list[Point], Point, dt.date, Annotated[int, Field(ge=0, le=9, description="digit")],
+    tuple[int, str], set[str], dict[str, list[Point]],
+]
+
+
+def make_function(params: list[tuple[str, Any, bool]]) -> Any:
+    def fn(self, **kwargs: Any) -> None: ...
+
+    import inspect
+
+    fn.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=hint,
+                              default=inspect.Parameter.empty if required else None)
+            for name, hint, required in params
+        ]
+    )
+    fn.__annotations__ = {name: hint for name, hint, _ in params}
+    fn.__doc__ = "Generated tool.\n\nArgs:\n" + "".join(f"    {n}: The {n}.\n" for n, _, _ in params)
+    return fn
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(range(len(TYPES))), st.booleans()), max_size=6))
+def test_generated_tools_export_valid_json_schema_in_every_format(choices: list[tuple[int, bool]]) -> None:
+    params = [(f"p{i}", TYPES[t], req) for i, (t, req) in enumerate(choices)]
+    spec = build_spec(make_function(params), name="generated")
+    for fmt in FORMATS:
+        exported = export(spec, fmt)
+        json.dumps(exported)
+        schema = parameters_of(fmt, exported)
+        Draft202012Validator.check_schema(schema)
+        assert schema["type"] == "object"
+        assert set(schema.get("required", [])) == {n for n, _, req in params if req}
+
+
+def test_openai_and_anthropic_envelopes() -> None:
+    world = todo_world()
+    openai = world.schemas("openai")
+    anthropic = world.schemas("anthropic")
+    assert {t["function"]["name"] for t in openai} == set(world.tools)
+    assert all(t["type"] == "function" for t in openai)
+    assert {t["name"] for t in anthropic} == set(world.tools)
+    assert all("input_schema" in t for t in anthropic)
+
+
+def test_acebench_dialect_matches_the_benchmark_shape() -> None:
+    world = todo_world()
+    (add,) = [t for t in world.schemas("acebench") if t["name"] == "add_task"]
+    params = add["parameters"]
+    assert list(params)[:3] == ["type", "properties", "required"]
+    assert params["type"] == "dict" and params["required"] == ["title"]
+    assert params["properties"]["tags"]["type"] == "array"  # Optional[...] flattened
+    assert "anyOf" not in json.dumps(params) and "additionalProperties" not in params
+
+
+def test_bfcl_dialect_says_float() -> None:
+    spec = build_spec(make_function([("amount", float, True)]))
+    assert export(spec, "bfcl")["parameters"]["properties"]["amount"]["type"] == "float"
+    assert export(spec, "acebench")["parameters"]["properties"]["amount"]["type"] == "number"
+
+
+def test_exported_arguments_validate_against_the_schema() -> None:
+    world = todo_world()
+    schema = next(t for t in world.schemas("jsonschema") if t["name"] == "add_task")["parameters"]
+    validator = Draft202012Validator(schema)
+    assert validator.is_valid({"title": "x", "tags": ["a"]})
+    assert not validator.is_valid({"tags": ["a"]})
+    assert not validator.is_valid({"title": "x", "nope": 1})
+
+
+def test_unknown_format_is_an_error() -> None:
+    with pytest.raises(ValueError, match="unknown schema format"):
+        todo_world().schemas("yaml")
