@@ -32,14 +32,17 @@ class App(Generic[S]):
     app_name: ClassVar[str | None] = None
     state_model: ClassVar[type[StateModel]]
     tool_specs: ClassVar[Mapping[str, ToolSpec]] = {}
+    bound_specs: ClassVar[Mapping[str, ToolSpec]] = {}
 
     __slots__ = ("_shared", "_state", "_world", "name")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         for base in getattr(cls, "__orig_bases__", ()):
-            if typing.get_origin(base) is App:
-                (model,) = typing.get_args(base)
+            origin = typing.get_origin(base)
+            if isinstance(origin, type) and issubclass(origin, App):
+                args = typing.get_args(base)
+                model = args[0] if args else None
                 if isinstance(model, type) and issubclass(model, StateModel):
                     cls.state_model = model
         specs: dict[str, ToolSpec] = {}
@@ -49,6 +52,15 @@ class App(Generic[S]):
                 if spec is not None:
                     specs[spec.name] = spec
         cls.tool_specs = specs
+        default_name = cls.app_name or cls.__name__
+        # Bound once here so building a world does not rebuild a spec per tool.
+        cls.bound_specs = {name: spec.bound_to(default_name) for name, spec in specs.items()}
+
+    def specs(self) -> Mapping[str, ToolSpec]:
+        """This app's tools, each carrying this app's name."""
+        if self.name == (type(self).app_name or type(self).__name__):
+            return type(self).bound_specs
+        return {name: spec.bound_to(self.name) for name, spec in type(self).tool_specs.items()}
 
     def __init__(self, state: S | Mapping[str, Any] | None = None, *, name: str | None = None) -> None:
         model = getattr(type(self), "state_model", None)

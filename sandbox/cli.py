@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -89,6 +90,91 @@ def execute(
                       outcome)
     console.print(table)
     console.print_json(json.dumps(built.state(), ensure_ascii=False))
+
+
+REPLAY_FAMILIES = ("acebench",)
+
+
+def _acebench_diagnoses(data: Path | None, lang: str) -> tuple[list, list[str]]:
+    from scenarios.acebench.replay import FailureReader, diagnose
+    from scenarios.acebench.tasks import read_tasks
+    from scenarios.acebench.texts import texts_for
+    from scenarios.datasets import dataset_dir
+
+    source = data or dataset_dir("acebench")
+    if source is None:
+        raise fail("no ACEBench data found: pass --data DIR or set TOOLWORLDS_DATA")
+    if not source.exists():
+        raise fail(f"{source} does not exist")
+    try:
+        reader = FailureReader(texts_for(lang))
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    loaded = read_tasks(source, lang=lang)
+    if not loaded.tasks and loaded.problems:
+        raise fail("; ".join(loaded.problems[:3]))
+    from rich.progress import track
+
+    diagnoses = [diagnose(task, reader) for task in track(loaded.tasks, description="replaying", console=errors,
+                                                          transient=True)]
+    return diagnoses, loaded.problems
+
+
+def _family_arg(family: str) -> None:
+    if family not in REPLAY_FAMILIES:
+        raise fail(f"unknown task family {family!r}; available: {', '.join(REPLAY_FAMILIES)}")
+
+
+@app.command()
+def replay(
+    family: Annotated[str, typer.Argument(help="Task family: acebench.")],
+    data: Annotated[Path | None, typer.Option(help="Benchmark folder or task file (default: the data folder).")] = None,
+    lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write one result object per task here.")] = None,
+) -> None:
+    """Run every task's gold path in a fresh world and compare the end state with the ground truth."""
+    _family_arg(family)
+    diagnoses, problems = _acebench_diagnoses(data, lang)
+    table = Table(title=f"{family} replay ({lang})")
+    for column in ("task", "reproduced", "path", "reason"):
+        table.add_column(column, overflow="fold")
+    for item in diagnoses:
+        mark = "[green]yes[/]" if item.reproduced else "[red]no[/]"
+        table.add_row(item.task_id, mark, "-" if item.path is None else str(item.path), item.reason)
+    console.print(table)
+    reproduced = sum(d.reproduced for d in diagnoses)
+    console.print(f"reproduced {reproduced}/{len(diagnoses)} tasks")
+    for problem in problems:
+        console.print(f"[yellow]skipped:[/] {problem}", highlight=False)
+    if json_path is not None:
+        json_path.write_text(json.dumps([d.to_json() for d in diagnoses], indent=2, ensure_ascii=False))
+
+
+@app.command()
+def doctor(
+    family: Annotated[str, typer.Argument(help="Task family: acebench.")],
+    data: Annotated[Path | None, typer.Option(help="Benchmark folder or task file to lint.")] = None,
+    lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
+) -> None:
+    """Name every task whose gold path does not reproduce its ground truth, and why."""
+    _family_arg(family)
+    diagnoses, problems = _acebench_diagnoses(data, lang)
+    findings = 0
+    for problem in problems:
+        findings += 1
+        console.print(f"[red]{problem}[/]", highlight=False, soft_wrap=True)
+    for item in diagnoses:
+        chosen = item.chosen
+        if not item.reproduced:
+            findings += 1
+            console.print(f"[red]{item.task_id}[/]: {item.reason}", highlight=False, soft_wrap=True)
+        if chosen is not None and chosen.repairs:
+            console.print(f"[yellow]{item.task_id}[/] needed: {'; '.join(chosen.repairs)}", highlight=False,
+                          soft_wrap=True)
+    clean = len(diagnoses) - sum(not d.reproduced for d in diagnoses)
+    console.print(f"{len(diagnoses)} tasks: {clean} reproduce, {findings} finding(s)")
+    if findings:
+        raise typer.Exit(code=1)
 
 
 def main() -> None:

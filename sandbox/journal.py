@@ -28,17 +28,21 @@ _ATTR = 0
 _LIST = 1
 _DICT = 2
 _SET = 3
+_TRUNCATE = 4  # list grew at its end: cut it back to a length
+_KEY_NEW = 5  # a dict key was added: remove it
+_KEY_OLD = 6  # a dict key's value was replaced: put the old value back
 
 
 class Journal:
     """Undo records for one call; `rollback` puts every touched object back."""
 
-    __slots__ = ("_entries", "_saved", "read_only", "tool")
+    __slots__ = ("_entries", "_grown", "_saved", "read_only", "tool")
 
     def __init__(self, tool: str, read_only: bool) -> None:
         # Allocated on the first write: most calls (all read-only ones) never write.
         self._entries: list[tuple[int, Any, Any, Any]] | None = None
-        self._saved: set[int] | None = None
+        self._saved: set[int] | None = None  # containers whose whole contents are saved
+        self._grown: set[int] | None = None  # lists whose original length is saved
         self.read_only = read_only
         self.tool = tool
 
@@ -52,6 +56,7 @@ class Journal:
         if self._entries is None:
             self._entries = []
             self._saved = set()
+            self._grown = set()
         return self._entries
 
     def _refuse(self) -> None:
@@ -79,6 +84,30 @@ class Journal:
         else:
             entries.append((_SET, obj, None, set.copy(obj)))
 
+    def list_growth(self, obj: list[Any]) -> None:
+        """Remember a list's length before items are added at its end.
+
+        Cheaper than saving the contents: appending to a long list stays O(1). Undo runs
+        in reverse, so a full save taken later in the same call is restored first and
+        this cut then removes what was appended before it.
+        """
+        entries = self._log()
+        key = id(obj)
+        if key in self._saved or key in self._grown:  # type: ignore[operator]
+            return
+        self._grown.add(key)  # type: ignore[union-attr]
+        entries.append((_TRUNCATE, obj, None, len(obj)))
+
+    def dict_key(self, obj: dict[Any, Any], key: Any) -> None:
+        """Remember one key's value (or absence) before it is set; order is kept on undo."""
+        entries = self._log()
+        if id(obj) in self._saved:  # type: ignore[operator]
+            return
+        if dict.__contains__(obj, key):
+            entries.append((_KEY_OLD, obj, key, dict.__getitem__(obj, key)))
+        else:
+            entries.append((_KEY_NEW, obj, key, None))
+
     def rollback(self) -> None:
         if not self._entries:
             return
@@ -93,11 +122,18 @@ class Journal:
             elif kind == _DICT:
                 dict.clear(obj)
                 dict.update(obj, old)
+            elif kind == _TRUNCATE:
+                list.__delitem__(obj, slice(old, None))
+            elif kind == _KEY_NEW:
+                dict.pop(obj, name, None)
+            elif kind == _KEY_OLD:
+                dict.__setitem__(obj, name, old)
             else:
                 set.clear(obj)
                 set.update(obj, old)
         self._entries = None
         self._saved = None
+        self._grown = None
 
 
 # Make a journal the active one (returns a token), and put the previous one back.

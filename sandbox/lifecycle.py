@@ -81,23 +81,27 @@ class Lifecycle:
         status = getattr(entity, self.field)
         return [t for t in self.triggers if (t, status) in self._table]
 
-    def fire(self, entity: Any, trigger: str) -> str:
-        """Move `entity` along `trigger`; raises `ToolError` if the move is illegal."""
-        status = getattr(entity, self.field)
+    def move(self, status: str, trigger: str, *, refusal: str | None = None) -> str:
+        """The status that `trigger` leads to from `status`; `ToolError` if it is illegal.
+
+        For statuses kept outside the entity (a status map, a database row). `refusal`
+        replaces the default message, e.g. with a localised one.
+        """
         dest = self._table.get((trigger, status))
-        if dest is None:
-            if trigger not in self.triggers:
-                raise ValueError(f"{self.entity} lifecycle has no trigger {trigger!r}")
-            options = self.allowed(entity)
+        if dest is not None:
+            return dest
+        if trigger not in self.triggers:
+            raise ValueError(f"{self.entity} lifecycle has no trigger {trigger!r}")
+        if refusal is None:
+            options = [t for t in self.triggers if (t, status) in self._table]
             hint = f"; possible now: {', '.join(options)}" if options else ""
             article = "an" if status[:1].lower() in "aeiou" else "a"
-            raise ToolError(
-                f"cannot {trigger} {article} {status} {self.entity}{hint}",
-                code="invalid_transition",
-                entity=self.entity,
-                status=status,
-                trigger=trigger,
-            )
+            refusal = f"cannot {trigger} {article} {status} {self.entity}{hint}"
+        raise ToolError(refusal, code="invalid_transition", entity=self.entity, status=status, trigger=trigger)
+
+    def fire(self, entity: Any, trigger: str) -> str:
+        """Move `entity` along `trigger`; raises `ToolError` if the move is illegal."""
+        dest = self.move(getattr(entity, self.field), trigger)
         setattr(entity, self.field, dest)
         return dest
 

@@ -33,6 +33,11 @@ MAX_CHARS = 100_000
 MAX_DEPTH = 32
 MAX_CALLS = 256
 
+# Text the tokenizer warns about: escapes ("\\d") and numbers run into words ("1if").
+# Only such text pays for silencing warnings.
+_MAY_WARN = re.compile(r"\\|\d[A-Za-z_]")
+# JSON tool calls open with an object, or a list of objects (or an empty list).
+_JSON_START = re.compile(r"\{|\[\s*(\{|\]|$)")
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n(.*?)```", re.DOTALL)
 _JSON_LITERALS = MappingProxyType({"true": True, "false": False, "null": None})
 
@@ -81,7 +86,7 @@ def _parse_message(text: str, max_chars: int) -> ParsedMessage:
     if fenced:
         body = fenced.group(2).strip()
         notes = ("read the calls from a markdown code block",)
-    if body[:1] in "{[":
+    if _JSON_START.match(body):
         calls = _try_json(body)
         if calls is not None:
             return ParsedMessage(calls, "json", notes)
@@ -167,9 +172,12 @@ def _check_depth(value: Any, depth: int, name: str) -> None:
 
 def _parse_brackets(body: str) -> list[Call]:
     try:
-        with warnings.catch_warnings():
-            # invalid escapes in the model's strings are its problem, not a warning for ours
-            warnings.simplefilter("ignore")
+        if _MAY_WARN.search(body):
+            with warnings.catch_warnings():
+                # invalid escapes in the model's strings are its problem, not a warning for ours
+                warnings.simplefilter("ignore")
+                tree = ast.parse(body, mode="eval")
+        else:
             tree = ast.parse(body, mode="eval")
     except SyntaxError as exc:
         raise ParseError(f"not valid call syntax: {exc.msg}", position=exc.offset) from None

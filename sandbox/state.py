@@ -16,9 +16,11 @@ import copy
 import datetime as _dt
 import decimal
 import enum
+import types
+import typing
 from typing import Any, ClassVar, SupportsIndex
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from .journal import active_journal
 
@@ -29,17 +31,23 @@ def _note_container(obj: Any) -> None:
         journal.container(obj)
 
 
+def _note_growth(obj: Any) -> None:
+    journal = active_journal()
+    if journal is not None:
+        journal.list_growth(obj)
+
+
 class TrackedList(list):
     """A list that records its old contents in the active journal before changing."""
 
     __slots__ = ()
 
     def append(self, value: Any) -> None:
-        _note_container(self)
+        _note_growth(self)
         list.append(self, track(value))
 
     def extend(self, values: Any) -> None:
-        _note_container(self)
+        _note_growth(self)
         list.extend(self, [track(v) for v in values])
 
     def insert(self, index: SupportsIndex, value: Any) -> None:
@@ -96,7 +104,9 @@ class TrackedDict(dict):
     __slots__ = ()
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        _note_container(self)
+        journal = active_journal()
+        if journal is not None:
+            journal.dict_key(self, key)
         dict.__setitem__(self, key, track(value))
 
     def __delitem__(self, key: Any) -> None:
@@ -232,15 +242,20 @@ class StateModel(BaseModel):
     model_config = ConfigDict(validate_assignment=False, extra="forbid", revalidate_instances="never")
 
     _field_names: ClassVar[frozenset[str]] = frozenset()
+    _container_fields: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         cls._field_names = frozenset(cls.model_fields)
+        cls._container_fields = tuple(
+            name for name, info in cls.model_fields.items() if _may_hold_container(info.annotation)
+        )
 
     def model_post_init(self, context: Any, /) -> None:
         values = self.__dict__
-        for name, value in values.items():
+        for name in self._container_fields:
+            value = values.get(name)
             if type(value) in _PLAIN_CONTAINERS:
                 values[name] = track(value)
 
@@ -259,6 +274,42 @@ class StateModel(BaseModel):
 
 
 _PLAIN_CONTAINERS = frozenset({list, dict, set, tuple})
+
+
+def _may_hold_container(annotation: Any) -> bool:
+    """False only for annotations whose values can never be a list, dict, set or tuple."""
+    if annotation in ATOMIC_TYPES:
+        return False
+    if isinstance(annotation, type) and issubclass(annotation, (BaseModel, enum.Enum)):
+        return False
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return False
+    if origin is typing.Union or origin is types.UnionType or origin is typing.Annotated:
+        args = typing.get_args(annotation)
+        args = args[:1] if origin is typing.Annotated else args
+        return any(_may_hold_container(arg) for arg in args)
+    return True
+
+
+class SparseStateModel(StateModel):
+    """A state model whose optional fields vanish from dumps while they are None.
+
+    Some benchmark records simply lack a key (ACEBench's sent messages have no `time`);
+    a typed field that is None would otherwise show up as `null` and break comparisons
+    with ground truths that were recorded without it.
+    """
+
+    omit_if_none: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _drop_absent(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in self.omit_if_none:
+                if name in data and data[name] is None:
+                    del data[name]
+        return data
 
 
 def clone(value: Any) -> Any:

@@ -76,13 +76,13 @@ class World:
                 raise ValueError(f"two apps are named {app.name!r}")
             app._bind(self)
             self._apps[app.name] = app
-            for spec in type(app).tool_specs.values():
+            for spec in app.specs().values():
                 if spec.name in tools:
                     raise ValueError(
                         f"tool {spec.name!r} is defined by both {tools[spec.name].app!r} and "
                         f"{app.name!r}; rename one with @tool(name=...)"
                     )
-                tools[spec.name] = spec.bound_to(app.name)
+                tools[spec.name] = spec
         self._tools: Mapping[str, ToolSpec] = MappingProxyType(tools)
         self.clock = SimClock(start, tick)
         self.rng = WorldRandom(seed)

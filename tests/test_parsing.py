@@ -146,6 +146,17 @@ def test_hostile_input_is_a_parse_error_in_bounded_time(text: str) -> None:
     assert time.perf_counter() - start < 5, "parsing must stay bounded"  # generous: a hang guard
 
 
+@pytest.mark.parametrize("text", ["[f(a=1if 1else 2)]", "[f(a='\\d')]", "[f(a=0b1and 1)]"])
+def test_tokenizer_warnings_about_model_text_are_silenced(text: str) -> None:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with contextlib.suppress(ParseError):
+            parse_calls(text)
+    assert [str(w.message) for w in caught] == []
+
+
 def test_a_call_named_os_system_is_only_data() -> None:
     # syntactically a valid call: it is returned as a name and never run
     assert parse_calls("[os.system(cmd='echo pwned')]") == [Call("os.system", {"cmd": "echo pwned"})]

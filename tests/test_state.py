@@ -155,3 +155,45 @@ def test_plain_shares_nothing_and_is_json_ready() -> None:
 def test_state_fields_cannot_be_deleted() -> None:
     with pytest.raises(AttributeError):
         del make().items
+
+
+SEQUENCES: dict[str, Callable[[Root], Any]] = {
+    "append then sort": lambda r: (r.items.append(Leaf(name="0")), r.items.sort(key=lambda x: x.name)),
+    "sort then append": lambda r: (r.items.sort(key=lambda x: x.name, reverse=True), r.items.append(Leaf(name="0"))),
+    "append, pop, append": lambda r: (r.items.append(Leaf(name="c")), r.items.pop(0), r.items.append(Leaf(name="d"))),
+    "extend then clear": lambda r: (r.items.extend([Leaf(name="c")]), r.items.clear()),
+    "new key then delete another": lambda r: (r.lookup.__setitem__("z", 9), r.lookup.__delitem__("a")),
+    "delete then re-add same key": lambda r: (r.lookup.__delitem__("a"), r.lookup.__setitem__("a", 1)),
+    "replace value then pop": lambda r: (r.lookup.__setitem__("a", 7), r.lookup.pop("b")),
+    "new key twice": lambda r: (r.lookup.__setitem__("n", 1), r.lookup.__setitem__("n", 2)),
+}
+
+
+@pytest.mark.parametrize("name", list(SEQUENCES))
+def test_mixed_sequences_undo_exactly_including_order(name: str) -> None:
+    root = make()
+    items_before = [leaf.name for leaf in root.items]
+    lookup_before = list(root.lookup.items())
+    journal = Journal("test", read_only=False)
+    token = begin(journal)
+    try:
+        SEQUENCES[name](root)
+    finally:
+        end(token)
+    journal.rollback()
+    assert [leaf.name for leaf in root.items] == items_before
+    assert list(root.lookup.items()) == lookup_before
+
+
+def test_appending_to_a_long_list_does_not_copy_it() -> None:
+    root = Root(items=[Leaf(name=str(i)) for i in range(1000)])
+    journal = Journal("test", read_only=False)
+    token = begin(journal)
+    try:
+        root.items.append(Leaf(name="new"))
+    finally:
+        end(token)
+    ((_kind, _, _, saved),) = journal._entries  # type: ignore[misc]
+    assert saved == 1000  # only the old length is kept
+    journal.rollback()
+    assert len(root.items) == 1000

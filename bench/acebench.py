@@ -1,0 +1,93 @@
+"""ACEBench worlds benchmark: gold-path replay, per-message cost, world build and fork.
+
+Run: python bench/acebench.py [--data DIR] [--lang en]
+Targets (issue #3): <= 40 us per agent message (parse + validated, logged execution),
+<= 15 us to fork the five-app world. The reference spends about 190 us per message and
+34 us to build its five instances (figures from the behavioural spec).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rich.console import Console
+from rich.table import Table
+
+from sandbox import parse_message
+from scenarios.acebench import ALL_CLASSES, acebench_world
+from scenarios.acebench.replay import FailureReader, diagnose
+from scenarios.acebench.tasks import load_tasks
+from scenarios.acebench.texts import texts_for
+from scenarios.datasets import dataset_dir
+
+
+def median_us(op, *, batch: int = 200, rounds: int = 40) -> float:
+    samples = []
+    for _ in range(rounds):
+        gc.disable()
+        start = time.perf_counter_ns()
+        for _ in range(batch):
+            op()
+        samples.append((time.perf_counter_ns() - start) / batch / 1000)
+        gc.enable()
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data", type=Path, default=None)
+    parser.add_argument("--lang", default="en")
+    args = parser.parse_args()
+    data = args.data or dataset_dir("acebench")
+    if data is None:
+        sys.exit("no ACEBench data: pass --data or set TOOLWORLDS_DATA")
+    tasks = load_tasks(data, lang=args.lang)
+    reader = FailureReader(texts_for(args.lang))
+    messages = [(task, message) for task in tasks for path in task.paths for message in path]
+
+    runs = []
+    for _ in range(7):
+        start = time.perf_counter()
+        results = [diagnose(task, reader) for task in tasks]
+        runs.append(time.perf_counter() - start)
+    reproduced = sum(r.reproduced for r in results)
+
+    # Per message: parse + execute in a freshly built world (world build and scoring excluded).
+    samples = []
+    for _ in range(7):
+        prepared = {task.id: task.world() for task in tasks}
+        gc.disable()
+        start = time.perf_counter_ns()
+        for task, message in messages:
+            prepared[task.id].execute(parse_message(message).calls)
+        samples.append((time.perf_counter_ns() - start) / len(messages) / 1000)
+        gc.enable()
+
+    parse_only = median_us(lambda: [parse_message(message) for _, message in messages], batch=1, rounds=15)
+    parse_only /= len(messages)
+
+    five = acebench_world(ALL_CLASSES, lang=args.lang)
+    table = Table(title=f"ACEBench {args.lang}: {len(tasks)} tasks, {len(messages)} gold messages")
+    for column in ("measure", "value", "target / reference"):
+        table.add_column(column)
+    table.add_row("tasks reproduced", f"{reproduced}/{len(tasks)}", ">= 41/50")
+    table.add_row("replay all tasks (parse+execute+end state+compare)",
+                  f"{statistics.median(runs) * 1000:.1f} ms", "reference ~50 ms without scoring")
+    table.add_row("per agent message (parse + execute)", f"{statistics.median(samples):.1f} us",
+                  "<= 40 us; reference ~190 us")
+    table.add_row("  of which parsing", f"{parse_only:.1f} us", "-")
+    build = median_us(lambda: acebench_world(ALL_CLASSES, lang=args.lang), batch=20)
+    table.add_row("fresh five-app world", f"{build:.1f} us", "reference 34 us")
+    table.add_row("fork five-app world", f"{median_us(five.fork):.2f} us", "<= 15 us")
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""End-state accuracy: does a world's state match the expected one, and if not, where not?
+
+Two modes:
+- `exact`: the whole state must be equal.
+- `acebench`: ACEBench's rules. Only the classes and attributes the expected state lists
+  are compared; a dict attribute passes when every expected key is present with an equal
+  value (extra keys in the world are ignored); other values compare with `==`
+  (412 equals 412.0). Expected class names that are misspelled (`ReminderAPI`) are matched
+  to the closest real class and reported, never silently skipped as the reference does.
+
+Both give a field-level diff and the fraction of compared fields that match.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from sandbox.diffing import StateDiff, diff_states
+
+Mode = Literal["exact", "acebench"]
+
+
+@dataclass(frozen=True)
+class StateComparison:
+    equal: bool
+    diff: StateDiff
+    fraction: float
+    notes: tuple[str, ...] = field(default=())
+
+    def __bool__(self) -> bool:
+        return self.equal
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"equal": self.equal, "fraction": self.fraction, "diff": self.diff.to_dict(),
+                "notes": list(self.notes)}
+
+
+def compare_states(expected: Any, actual: Any, mode: Mode = "exact") -> StateComparison:
+    """Compare states given as `{App: {field: value}}` or ACEBench's `[{App: {...}}, ...]`."""
+    expected_map, expected_notes = _as_mapping(expected, "expected")
+    actual_map, actual_notes = _as_mapping(actual, "actual")
+    notes = expected_notes + actual_notes
+    if mode == "exact":
+        diff = diff_states(expected_map, actual_map)
+        total = max(_count_leaves(expected_map), 1)
+        return StateComparison(not diff and not notes, diff, _fraction(diff, total), tuple(notes))
+    if mode != "acebench":
+        raise ValueError(f"unknown comparison mode {mode!r}; use 'exact' or 'acebench'")
+    return _acebench(expected_map, actual_map, notes)
+
+
+def _acebench(expected: Mapping[str, Any], actual: Mapping[str, Any], notes: list[str]) -> StateComparison:
+    expected_view: dict[str, Any] = {}
+    actual_view: dict[str, Any] = {}
+    compared = 0
+    for written_name, attributes in expected.items():
+        name = _resolve_class(written_name, actual, notes)
+        if name is None:
+            expected_view[written_name] = attributes
+            compared += 1
+            continue
+        got = actual[name]
+        if not isinstance(attributes, Mapping) or not isinstance(got, Mapping):
+            expected_view[name], actual_view[name] = attributes, got
+            compared += 1
+            continue
+        expected_view[name], actual_view[name] = {}, {}
+        for attribute, want in attributes.items():
+            if attribute not in got:
+                expected_view[name][attribute] = want
+                compared += 1
+                continue
+            have = got[attribute]
+            if isinstance(want, Mapping) and isinstance(have, Mapping):
+                # expected ⊆ actual: extra keys in the world are not differences
+                have = {key: have[key] for key in want if key in have}
+                compared += max(len(want), 1)
+            else:
+                compared += 1
+            expected_view[name][attribute] = want
+            actual_view[name][attribute] = have
+    diff = diff_states(expected_view, actual_view)
+    equal = not diff and not any("no class of that name" in n for n in notes)
+    return StateComparison(equal, diff, _fraction(diff, max(compared, 1)), tuple(notes))
+
+
+def _resolve_class(name: str, actual: Mapping[str, Any], notes: list[str]) -> str | None:
+    if name in actual:
+        return name
+    lowered = {key.lower(): key for key in actual}
+    match = lowered.get(name.lower())
+    if match is None:
+        close = difflib.get_close_matches(name, list(actual), n=1, cutoff=0.6)
+        match = close[0] if close else None
+    if match is None:
+        notes.append(f"expected class {name!r}: no class of that name in the state")
+        return None
+    notes.append(f"expected class {name!r} is misspelled; compared as {match!r}")
+    return match
+
+
+def _as_mapping(state: Any, side: str) -> tuple[dict[str, Any], list[str]]:
+    if isinstance(state, Mapping):
+        return dict(state), []
+    notes: list[str] = []
+    merged: dict[str, Any] = {}
+    if isinstance(state, Sequence) and not isinstance(state, (str, bytes)):
+        for entry in state:
+            if isinstance(entry, Mapping):
+                for key, value in entry.items():
+                    if key in merged:
+                        notes.append(f"{side} state lists class {key!r} twice")
+                    merged[key] = value
+            else:
+                notes.append(f"{side} state has a non-object entry")
+        return merged, notes
+    return {}, [f"{side} state is not a mapping or a list of classes"]
+
+
+def _count_leaves(value: Any) -> int:
+    if isinstance(value, Mapping):
+        return sum(_count_leaves(v) for v in value.values()) or 1
+    if isinstance(value, list):
+        return sum(_count_leaves(v) for v in value) or 1
+    return 1
+
+
+def _fraction(diff: StateDiff, total: int) -> float:
+    return round(max(0.0, 1.0 - len(diff) / total), 4)

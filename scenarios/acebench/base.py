@@ -1,0 +1,73 @@
+"""What every ACEBench app shares: language, messages, and the device (BaseApi).
+
+In the reference every phone app inherits its own `wifi`/`logged_in` from BaseApi, but
+the harness keeps the copies in sync (the BaseApi config is applied to every app, and
+`turn_on_wifi`/`login_device` run on every instance). Here there is one device, the
+`BaseApi` app, and the phone apps consult it; the observable behaviour is the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar, TypeVar
+
+from sandbox import App, StateModel, tool
+
+from .texts import Texts, texts_for
+
+S = TypeVar("S", bound=StateModel)
+
+
+def ok(message: str, **extra: Any) -> dict[str, Any]:
+    return {"status": True, "message": message, **extra}
+
+
+def fail(message: str) -> dict[str, Any]:
+    return {"status": False, "message": message}
+
+
+class AceApp(App[S]):
+    """An ACEBench app: built from the reference's default data for its language."""
+
+    saved_attributes: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, lang: str = "en", state: S | Mapping[str, Any] | None = None) -> None:
+        self.lang = lang
+        self.texts: Texts = texts_for(lang)
+        super().__init__(self.default_state(lang) if state is None else state)
+
+    def default_state(self, lang: str) -> Mapping[str, Any]:
+        return {}
+
+    def saved_state(self) -> dict[str, Any]:
+        """The attributes ACEBench saves as this class's end state, JSON-ready."""
+        data = self.dump()
+        return {name: data[name] for name in self.saved_attributes}
+
+    def device(self) -> DeviceState:
+        """The phone's wifi/login state (the world's BaseApi)."""
+        return self.world.app("BaseApi").state  # type: ignore[return-value]
+
+
+class DeviceState(StateModel):
+    wifi: bool = False
+    logged_in: bool = True
+
+
+class BaseApi(AceApp[DeviceState]):
+    """The phone itself: wifi and device login."""
+
+    app_name = "BaseApi"
+    saved_attributes = ("wifi", "logged_in")
+
+    @tool
+    def turn_on_wifi(self) -> dict:
+        """Turn on the phone's Wi-Fi connection."""
+        self.state.wifi = True
+        return ok(self.texts.wifi_on)
+
+    @tool
+    def login_device(self) -> dict:
+        """Log in to the phone."""
+        self.state.logged_in = True
+        return ok(self.texts.device_logged_in)

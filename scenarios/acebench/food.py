@@ -1,0 +1,174 @@
+"""FoodPlatform: food delivery with user accounts, merchants, menus and orders."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field
+
+from sandbox import StateModel, tool
+
+from . import defaults
+from .base import AceApp, fail, ok
+
+
+class FoodUser(StateModel):
+    user_id: str
+    password: str
+    balance: float
+
+
+class MenuItem(StateModel):
+    product: str
+    price: float
+
+
+class Merchant(StateModel):
+    merchant_id: str
+    service_type: str
+    menu: list[MenuItem] = []
+
+
+class OrderLine(StateModel):
+    product: str
+    quantity: int
+    price_per_unit: float
+
+
+class Order(StateModel):
+    user_name: str
+    merchant_name: str
+    items: list[OrderLine]
+    total_price: float
+
+
+class FoodState(StateModel):
+    users: dict[str, FoodUser] = {}
+    merchant_list: dict[str, Merchant] = {}
+    logged_in_users: list[str] = []
+    orders: list[Order] = []
+
+
+class OrderItem(BaseModel):
+    product: Annotated[str, Field(description="The product's name, exactly as on the menu.")]
+    quantity: Annotated[int, Field(description="How many (default 1).")] = 1
+
+
+class FoodPlatform(AceApp[FoodState]):
+    """Order food for delivery from a platform's merchants."""
+
+    app_name = "FoodPlatform"
+    saved_attributes = ("users", "logged_in_users", "orders")
+
+    def default_state(self, lang: str) -> Mapping[str, Any]:
+        return defaults.food_state(lang)
+
+    @tool
+    def login_food_platform(self, username: str, password: str) -> dict:
+        """Log a user in to the food platform (needs Wi-Fi).
+
+        Args:
+            username: The user's name.
+            password: The user's password.
+        """
+        text, state = self.texts, self.state
+        if not self.device().wifi:
+            return fail(text.food_wifi_off)
+        user = state.users.get(username)
+        if user is None:
+            return fail(text.food_user_unknown)
+        if user.password != password:
+            return fail(text.wrong_password)
+        if username in state.logged_in_users:
+            return fail(text.already_logged_in.format(username=username))
+        state.logged_in_users.append(username)
+        return ok(text.food_logged_in.format(username=username))
+
+    @tool(mutates=False)
+    def view_logged_in_users(self) -> dict:
+        """List the users logged in to the food platform."""
+        users = list(self.state.logged_in_users)
+        return {"status": True, "logged_in_users": users} if users else fail(self.texts.nobody_logged_in)
+
+    @tool(mutates=False)
+    def check_balance(self, user_name: str) -> float | dict:
+        """Show a user's balance on the food platform.
+
+        Args:
+            user_name: The user's name.
+        """
+        user = self.state.users.get(user_name)
+        if user is None:
+            return fail(self.texts.balance_user_unknown.format(name=user_name))
+        return user.balance
+
+    @tool
+    def add_food_delivery_order(self, username: str, merchant_name: str, items: list[OrderItem]) -> dict:
+        """Place a delivery order for a logged-in user; the total is paid from their balance.
+
+        Args:
+            username: The user placing the order.
+            merchant_name: The merchant to order from.
+            items: The products and quantities to order.
+        """
+        text, state = self.texts, self.state
+        if username not in state.logged_in_users:
+            return fail(text.food_not_logged_in.format(username=username))
+        merchant = state.merchant_list.get(merchant_name)
+        if merchant is None:
+            return fail(text.merchant_unknown)
+        prices = {entry.product: entry.price for entry in reversed(merchant.menu)}
+        lines: list[OrderLine] = []
+        total = 0.0
+        for item in items:
+            if item.quantity <= 0:
+                return fail(text.invalid_quantity.format(quantity=item.quantity, product=item.product))
+            price = prices.get(item.product)
+            if price is None:
+                return fail(text.product_unknown.format(product=item.product, merchant=merchant_name))
+            lines.append(OrderLine(product=item.product, quantity=item.quantity, price_per_unit=price))
+            total += price * item.quantity
+        user = state.users[username]
+        # The zh reference refuses an order that would use up the whole balance; en allows it.
+        if total > user.balance or (self.lang == "zh" and total >= user.balance):
+            return fail(text.insufficient_balance)
+        user.balance -= total
+        state.orders.append(Order(user_name=username, merchant_name=merchant_name, items=lines, total_price=total))
+        return ok(text.order_placed.format(merchant=merchant_name, total=total))
+
+    @tool(mutates=False)
+    def get_products(self, merchant_name: str) -> list | dict:
+        """List a merchant's menu with prices.
+
+        Args:
+            merchant_name: The merchant's name.
+        """
+        merchant = self.state.merchant_list.get(merchant_name)
+        if merchant is None:
+            return fail(self.texts.merchant_named_unknown.format(merchant=merchant_name))
+        return merchant.menu
+
+    @tool(mutates=False)
+    def view_orders(self, user_name: str) -> dict:
+        """List a user's orders.
+
+        Args:
+            user_name: The user's name.
+        """
+        orders = [order for order in self.state.orders if order.user_name == user_name]
+        return {"status": True, "orders": orders} if orders else fail(self.texts.no_orders)
+
+    @tool(mutates=False)
+    def search_orders(self, keyword: str) -> dict:
+        """Find orders whose merchant or products contain a keyword (case-insensitive).
+
+        Args:
+            keyword: Text to look for.
+        """
+        needle = keyword.lower()
+        orders = [
+            order for order in self.state.orders
+            if needle in order.merchant_name.lower() or any(needle in line.product.lower() for line in order.items)
+        ]
+        return {"status": True, "orders": orders} if orders else fail(self.texts.no_matching_orders)

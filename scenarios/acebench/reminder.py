@@ -1,0 +1,120 @@
+"""ReminderApi: the phone's reminders, at most six."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sandbox import StateModel, tool
+
+from . import defaults
+from .base import AceApp, fail, ok
+
+
+class Reminder(StateModel):
+    reminder_id: int
+    title: str
+    description: str
+    time: str
+    notified: bool = False
+
+
+class ReminderState(StateModel):
+    max_capacity: int = 6
+    reminder_list: dict[int, Reminder] = {}
+    reminder_id_counter: int = 3
+
+
+class ReminderApi(AceApp[ReminderState]):
+    """Add, view, search and delete reminders."""
+
+    app_name = "ReminderApi"
+    saved_attributes = ("reminder_list",)
+
+    def default_state(self, lang: str) -> Mapping[str, Any]:
+        return defaults.reminder_state(lang)
+
+    @tool(mutates=False)
+    def view_reminder_by_title(self, title: str) -> dict:
+        """Show the first reminder whose title matches exactly.
+
+        Args:
+            title: The reminder's title.
+        """
+        if not self.device().logged_in:
+            return fail(self.texts.reminder_view_logged_out)
+        for reminder in self.state.reminder_list.values():
+            if reminder.title == title:
+                return {"status": True, "reminder": reminder}
+        return fail(self.texts.reminder_title_unknown.format(title=title))
+
+    @tool
+    def add_reminder(self, title: str, description: str, time: str) -> dict:
+        """Add a reminder.
+
+        Args:
+            title: The reminder's title.
+            description: What to be reminded of.
+            time: When, as YYYY-MM-DD HH:MM.
+        """
+        state = self.state
+        if not self.device().logged_in:
+            return fail(self.texts.reminder_add_logged_out)
+        if len(state.reminder_list) >= state.max_capacity:
+            return fail(self.texts.reminders_full)
+        state.reminder_id_counter += 1
+        key = state.reminder_id_counter
+        state.reminder_list[key] = Reminder(reminder_id=key, title=title, description=description, time=time)
+        return ok(self.texts.reminder_added.format(title=title))
+
+    @tool
+    def delete_reminder(self, reminder_id: int) -> dict:
+        """Delete a reminder by its key in the reminder list.
+
+        Args:
+            reminder_id: The reminder's key.
+        """
+        state = self.state
+        if not self.device().logged_in:
+            return fail(self.texts.reminder_delete_logged_out)
+        if reminder_id not in state.reminder_list:
+            return fail(self.texts.reminder_id_unknown)
+        del state.reminder_list[reminder_id]
+        return ok(self.texts.reminder_deleted.format(id=reminder_id))
+
+    @tool(mutates=False)
+    def view_all_reminders(self) -> dict:
+        """List every reminder."""
+        reminders = [
+            {"title": r.title, "description": r.description, "time": r.time, "notified": r.notified}
+            for r in self.state.reminder_list.values()
+        ]
+        return {"status": True, "reminders": reminders} if reminders else fail(self.texts.no_reminders)
+
+    @tool
+    def mark_as_notified(self, reminder_id: int) -> dict:
+        """Mark a reminder as notified.
+
+        Args:
+            reminder_id: The reminder's key.
+        """
+        reminder = self.state.reminder_list.get(reminder_id)
+        if reminder is None:
+            return fail(self.texts.reminder_id_unknown)
+        reminder.notified = True
+        return ok(self.texts.reminder_notified.format(id=reminder_id))
+
+    @tool(mutates=False)
+    def search_reminders(self, keyword: str) -> dict:
+        """Find reminders whose title or description contains a keyword (case-insensitive).
+
+        Args:
+            keyword: Text to look for.
+        """
+        needle = keyword.lower()
+        found = [
+            {"title": r.title, "description": r.description, "time": r.time}
+            for r in self.state.reminder_list.values()
+            if needle in r.title.lower() or needle in r.description.lower()
+        ]
+        return {"status": True, "reminders": found} if found else fail(self.texts.no_keyword_reminders)

@@ -1,0 +1,161 @@
+"""Replaying gold milestone paths and explaining every one that does not reproduce.
+
+`diagnose(task)` runs each alternative path in a fresh world, compares the end state
+with the ground truth under ACEBench's semantics, and turns whatever went wrong into
+precise defects: an unparseable milestone, a missing precondition (device logged out,
+Wi-Fi off, no platform login), an unknown product, or a ground truth that contradicts
+its own path. `toolworlds replay` and `toolworlds doctor` both print from it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from evaluators.state import StateComparison, compare_states
+from sandbox import CallRecord, ParseError, parse_message
+
+from .tasks import AceTask
+from .texts import Texts, texts_for
+from .world import saved_state
+
+# Templates that report success; every other template in `Texts` reports a failure.
+_SUCCESS_FIELDS = frozenset({
+    "wifi_on", "device_logged_in", "message_sent", "message_deleted", "latest_id", "earliest_id",
+    "reminder_added", "reminder_deleted", "reminder_notified", "food_logged_in", "order_placed", "booked",
+    "flight_changed", "cabin_paid", "cabin_refunded", "baggage_paid", "no_extra_fees", "airline_cancelled",
+    "free_cancellation", "late_cancellation", "airline_cancel_reason", "economy", "business",
+})
+
+
+class FailureReader:
+    """Recognises the reference's failure replies and says what precondition they reveal."""
+
+    def __init__(self, texts: Texts) -> None:
+        self._patterns: list[tuple[str, re.Pattern[str]]] = []
+        for item in fields(texts):
+            if item.name in _SUCCESS_FIELDS:
+                continue
+            template = re.escape(getattr(texts, item.name))
+            pattern = re.sub(r"\\\{(\w+)\\\}", lambda m: f"(?P<{m.group(1)}>.+?)", template)
+            self._patterns.append((item.name, re.compile(pattern)))
+
+    def failure(self, record: CallRecord) -> str | None:
+        """The failure message of a call, or None when it succeeded."""
+        if record.error is not None:
+            return f"{record.error.type}: {record.error.message}"
+        result = record.result
+        if isinstance(result, dict) and result.get("status") in (False, "error"):
+            return str(result.get("message", result))
+        if isinstance(result, str) and any(p.search(result) for _, p in self._patterns):
+            return result
+        return None
+
+    def explain(self, tool: str | None, message: str) -> str:
+        for name, pattern in self._patterns:
+            match = pattern.search(message)
+            if match is None:
+                continue
+            values = match.groupdict()
+            if name.endswith("_logged_out"):
+                return f"missing precondition: the device is logged out and the path never calls login_device ({tool})"
+            if name in ("send_wifi_off", "food_wifi_off"):
+                return f"missing precondition: Wi-Fi is off and the path never calls turn_on_wifi ({tool})"
+            if name == "food_not_logged_in":
+                return (f"missing precondition: {values.get('username', 'the user')} is not logged in to the "
+                        f"food platform (no login_food_platform before {tool})")
+            if name == "product_unknown":
+                return f"unknown product {values.get('product')!r}: not on {values.get('merchant')}'s menu"
+            if name in ("merchant_unknown", "merchant_named_unknown"):
+                return f"unknown merchant in {tool}"
+            break
+        return f"{tool} failed: {message}"
+
+
+@dataclass
+class PathReplay:
+    index: int
+    comparison: StateComparison
+    repairs: list[str] = field(default_factory=list)
+    defects: list[str] = field(default_factory=list)
+    end_state: list[dict[str, Any]] = field(default_factory=list)
+    messages: int = 0
+
+
+@dataclass
+class Diagnosis:
+    task_id: str
+    reproduced: bool
+    path: int | None
+    paths: list[PathReplay]
+
+    @property
+    def chosen(self) -> PathReplay | None:
+        return None if self.path is None else self.paths[self.path]
+
+    @property
+    def reason(self) -> str:
+        chosen = self.chosen
+        if chosen is None:
+            return "the task has no milestone path"
+        if self.reproduced:
+            return "reproduced" + (f" after repairs ({'; '.join(chosen.repairs)})" if chosen.repairs else "")
+        return "; ".join(chosen.defects) or "end state differs from the ground truth"
+
+    def to_json(self) -> dict[str, Any]:
+        chosen = self.chosen
+        return {
+            "id": self.task_id,
+            "reproduced": self.reproduced,
+            "path": self.path,
+            "diff": [] if chosen is None else chosen.comparison.diff.to_dict(),
+            "reason": self.reason,
+            "repairs": [] if chosen is None else chosen.repairs,
+            "notes": [] if chosen is None else list(chosen.comparison.notes),
+        }
+
+
+def replay_path(task: AceTask, index: int, reader: FailureReader) -> PathReplay:
+    world = task.world()
+    repairs: list[str] = []
+    defects: list[str] = []
+    path = task.paths[index]
+    for step, message in enumerate(path, start=1):
+        if message != message.rstrip():
+            repairs.append(f"milestone {step}: trailing whitespace (the reference cannot decode it)")
+        try:
+            parsed = parse_message(message)
+        except ParseError as exc:
+            defects.append(f"milestone {step} is unparseable ({exc.message}): {message.strip()[:80]}")
+            continue
+        repairs.extend(f"milestone {step}: {note}" for note in parsed.repairs)
+        for record in world.execute(parsed.calls):
+            failure = reader.failure(record)
+            if failure is not None:
+                defects.append(f"milestone {step}: {reader.explain(record.tool, failure)}")
+    end_state = saved_state(world, task.involved_classes)
+    comparison = compare_states(task.ground_truth, end_state, mode="acebench")
+    if not comparison.equal and not defects:
+        shown = "; ".join(str(d) for d in comparison.diff.differences[:2])
+        more = len(comparison.diff) - 2
+        defects.append("ground truth contradicts its own path: " + shown + (f" (+{more} more)" if more > 0 else ""))
+    for note in comparison.notes:
+        if "misspelled" in note or "no class" in note:
+            defects.append(note) if not comparison.equal else repairs.append(note)
+    return PathReplay(index, comparison, repairs, defects, end_state, len(path))
+
+
+def diagnose(task: AceTask, reader: FailureReader | None = None) -> Diagnosis:
+    """Replay every gold path of `task`; the first that reproduces wins, else the closest."""
+    reader = reader or FailureReader(texts_for(task.lang))
+    replays: list[PathReplay] = []
+    for index in range(len(task.paths)):
+        replay = replay_path(task, index, reader)
+        replays.append(replay)
+        if replay.comparison.equal:
+            return Diagnosis(task.id, True, index, replays)
+    if not replays:
+        return Diagnosis(task.id, False, None, replays)
+    best = max(replays, key=lambda r: (r.comparison.fraction, -len(r.defects), -r.index))
+    return Diagnosis(task.id, False, best.index, replays)

@@ -1,0 +1,394 @@
+"""Travel: flights, users with cash and bank balances, reservations.
+
+Faithful to the reference where its ground truths depend on it (first-match flight
+lookup, cabin-change prices from the reservation's original flight, refunds of a cabin
+downgrade to the payment method's balance). Where it crashed or lost money it behaves
+correctly instead; docs/compatibility.md lists each case.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from sandbox import Lifecycle, SparseStateModel, StateModel, ToolError, tool
+
+from . import defaults
+from .base import AceApp
+
+BAG_FEE = 50
+
+reservation_lifecycle = Lifecycle(
+    "reservation",
+    states=["booked", "changed", "cancelled"],
+    transitions=[
+        ("change", ["booked", "changed"], "changed"),
+        ("cancel", ["booked", "changed"], "cancelled"),
+    ],
+    initial="booked",
+)
+
+Status = Literal["booked", "changed", "cancelled"]
+
+
+class TravelUser(StateModel):
+    user_name: str
+    password: str
+    cash_balance: float
+    bank_balance: float
+    membership_level: str
+
+
+class Flight(StateModel):
+    flight_no: str
+    origin: str
+    destination: str
+    depart_time: str
+    arrival_time: str
+    status: str
+    seats_available: int
+    economy_price: int
+    business_price: int
+
+
+class Reservation(SparseStateModel):
+    reservation_id: str
+    user_id: str
+    flight_no: str
+    payment_method: str
+    cabin: str
+    baggage: int
+    # Only the reference's initial reservations carry these; new ones do not.
+    origin: str | None = None
+    destination: str | None = None
+
+    omit_if_none = frozenset({"origin", "destination"})
+
+
+class TravelState(StateModel):
+    users: dict[str, TravelUser] = {}
+    flights: list[Flight] = []
+    reservations: list[Reservation] = []
+    # Lifecycle status per reservation id. Kept beside the reservations (not in them) so
+    # reservation records keep the exact shape ACEBench ground truths compare.
+    reservation_status: dict[str, Status] = {}
+
+
+class Travel(AceApp[TravelState]):
+    """Search flights, book, change and cancel reservations."""
+
+    app_name = "Travel"
+    saved_attributes = ("users", "reservations")
+
+    def default_state(self, lang: str) -> Mapping[str, Any]:
+        return defaults.travel_state(lang, self.texts.economy, self.texts.business)
+
+    # -- helpers (not tools) -------------------------------------------------------------
+
+    def _flight(self, flight_no: str, *, available: bool = False) -> Flight | None:
+        """The first flight with this number (flight numbers repeat in the data)."""
+        for flight in self.state.flights:
+            if flight.flight_no == flight_no and (not available or flight.status == "available"):
+                return flight
+        return None
+
+    def _reservation(self, reservation_id: str, user_id: str) -> Reservation | None:
+        for reservation in self.state.reservations:
+            if reservation.reservation_id == reservation_id and reservation.user_id == user_id:
+                return reservation
+        return None
+
+    def _price(self, flight: Flight, cabin: str) -> int:
+        return flight.economy_price if cabin == self.texts.economy else flight.business_price
+
+    def _allowance(self, membership: str, cabin: str) -> int | None:
+        table = {"regular": (1, 2), "silver": (2, 3), "gold": (3, 3)}
+        if membership not in table or cabin not in (self.texts.economy, self.texts.business):
+            return None
+        economy, business = table[membership]
+        return economy if cabin == self.texts.economy else business
+
+    @staticmethod
+    def _pay(user: TravelUser, method: str, amount: float) -> bool:
+        """Add `amount` (negative to charge) to the method's balance; False if it would go below zero."""
+        field = "cash_balance" if method == "cash" else "bank_balance"
+        balance = getattr(user, field)
+        if balance + amount < 0:
+            return False
+        setattr(user, field, balance + amount)
+        return True
+
+    def _valid_cabin(self, cabin: str) -> bool:
+        return cabin in (self.texts.economy, self.texts.business)
+
+    def _next_status(self, reservation_id: str, trigger: str) -> Status:
+        """The reservation's status after `trigger`; a `ToolError` if the move is illegal."""
+        current = self.state.reservation_status.get(reservation_id, "booked")
+        refusal = self.texts.reservation_cancelled_already.format(id=reservation_id)
+        return reservation_lifecycle.move(current, trigger, refusal=refusal)  # type: ignore[return-value]
+
+    # -- tools -----------------------------------------------------------------------------
+
+    @tool(mutates=False)
+    def get_flight_details(self, origin: str | None = None, destination: str | None = None) -> list | str:
+        """List direct flights, optionally only those from an origin and/or to a destination.
+
+        Args:
+            origin: Departure city.
+            destination: Arrival city.
+        """
+        found = [
+            flight for flight in self.state.flights
+            if (not origin or flight.origin == origin) and (not destination or flight.destination == destination)
+        ]
+        return found if found else self.texts.no_direct_flights
+
+    @tool(mutates=False)
+    def get_user_details(self, user_id: str, password: str) -> dict:
+        """Show a user's name, balances and membership level.
+
+        Args:
+            user_id: The user's id, e.g. user1.
+            password: The user's password.
+        """
+        user = self.state.users.get(user_id)
+        if user is None or user.password != password:
+            return {"status": "error", "message": self.texts.bad_credentials}
+        return user.model_dump(exclude={"password"})
+
+    @tool(mutates=False)
+    def get_reservation_details(self, reservation_id: str | None = None, user_id: str | None = None) -> list | dict:
+        """Show reservations by reservation id, or all of a user's reservations.
+
+        Args:
+            reservation_id: A reservation id, e.g. res_1 (takes precedence).
+            user_id: A user id, e.g. user1.
+        """
+        if reservation_id:
+            chosen = [r for r in self.state.reservations if r.reservation_id == reservation_id]
+        elif user_id:
+            chosen = [r for r in self.state.reservations if r.user_id == user_id]
+        else:
+            return {"status": "error", "message": self.texts.need_reservation_or_user}
+        statuses = self.state.reservation_status
+        return [
+            {**r.model_dump(), "flight_info": self._flight(r.flight_no),
+             "status": statuses.get(r.reservation_id, "booked")}
+            for r in chosen
+        ]
+
+    @tool(mutates=False)
+    def find_transfer_flights(self, origin_city: str, transfer_city: str, destination_city: str) -> list | str:
+        """Find two-leg connections through a transfer city (the second leg leaves after the first lands).
+
+        Args:
+            origin_city: Departure city.
+            transfer_city: City to change planes in.
+            destination_city: Final destination.
+        """
+        flights = [f for f in self.state.flights if f.status == "available"]
+        first_legs = [f for f in flights if f.origin == origin_city and f.destination == transfer_city]
+        second_legs = [f for f in flights if f.origin == transfer_city and f.destination == destination_city]
+        pairs = [
+            {"first_leg": first, "second_leg": second}
+            for first in first_legs
+            for second in second_legs
+            if _time(first.arrival_time) < _time(second.depart_time)
+        ]
+        return pairs if pairs else self.texts.no_transfer_flights
+
+    @tool(mutates=False)
+    def get_baggage_allowance(self, membership_level: str, cabin_class: str) -> int:
+        """How many checked bags are free for a membership level and cabin (0 if unknown).
+
+        Args:
+            membership_level: regular, silver or gold.
+            cabin_class: The cabin class.
+        """
+        return self._allowance(membership_level, cabin_class) or 0
+
+    @tool(mutates=False)
+    def calculate_baggage_fee(
+        self, membership_level: str, cabin_class: str, baggage_count: Annotated[int, Field(ge=0)]
+    ) -> int:
+        """The fee for checked bags beyond the free allowance (50 each).
+
+        Args:
+            membership_level: regular, silver or gold.
+            cabin_class: The cabin class.
+            baggage_count: Number of checked bags.
+        """
+        allowance = self._allowance(membership_level, cabin_class)
+        if allowance is None:
+            raise ToolError(f"unknown membership level {membership_level!r} or cabin class {cabin_class!r}",
+                            code="invalid_value")
+        return max(baggage_count - allowance, 0) * BAG_FEE
+
+    @tool
+    def reserve_flight(
+        self,
+        user_id: str,
+        password: str,
+        flight_no: str,
+        cabin: str,
+        payment_method: str,
+        baggage_count: Annotated[int, Field(ge=0)],
+    ) -> str:
+        """Book a seat on a flight, paying fare plus baggage fees from cash or bank.
+
+        Args:
+            user_id: The user's id.
+            password: The user's password.
+            flight_no: The flight number.
+            cabin: The cabin class (Economy Class or Business Class).
+            payment_method: cash or bank.
+            baggage_count: Number of checked bags.
+        """
+        text, state = self.texts, self.state
+        user = state.users.get(user_id)
+        if user is None or user.password != password:
+            return text.auth_failed
+        flight = self._flight(flight_no, available=True)
+        if flight is None:
+            return text.flight_unavailable.format(flight_no=flight_no)
+        allowance = self._allowance(user.membership_level, cabin)
+        if allowance is None:
+            return text.invalid_cabin.format(cabin=cabin)
+        total = self._price(flight, cabin) + max(baggage_count - allowance, 0) * BAG_FEE
+        if payment_method not in ("cash", "bank"):
+            return text.invalid_payment
+        if flight.seats_available <= 0:
+            return text.no_seats.format(flight_no=flight_no)
+        if not self._pay(user, payment_method, -total):
+            return text.cash_insufficient if payment_method == "cash" else text.bank_insufficient
+        flight.seats_available -= 1
+        reservation_id = f"res_{len(state.reservations) + 1}"
+        state.reservations.append(Reservation(
+            reservation_id=reservation_id, user_id=user_id, flight_no=flight_no,
+            payment_method=payment_method, cabin=cabin, baggage=baggage_count,
+        ))
+        state.reservation_status[reservation_id] = "booked"
+        return text.booked.format(id=reservation_id, total=total)
+
+    @tool
+    def modify_flight(
+        self,
+        user_id: str,
+        reservation_id: str,
+        new_flight_no: str | None = None,
+        new_cabin: str | None = None,
+        add_baggage: Annotated[int, Field(ge=0)] = 0,
+        new_payment_method: Literal["cash", "bank"] | None = None,
+    ) -> str:
+        """Change a reservation's flight (same route), cabin, or add checked bags.
+
+        Args:
+            user_id: The user's id.
+            reservation_id: The reservation to change.
+            new_flight_no: Another flight on the same route.
+            new_cabin: The new cabin class.
+            add_baggage: Extra checked bags to add.
+            new_payment_method: How to pay any difference (cash or bank); defaults to the original.
+        """
+        text, state = self.texts, self.state
+        reservation = self._reservation(reservation_id, user_id)
+        if reservation is None:
+            return text.reservation_mismatch
+        current = self._flight(reservation.flight_no)
+        if current is None:
+            return text.flight_info_missing
+        user = state.users.get(user_id)
+        if user is None:
+            return text.reservation_mismatch
+        if new_cabin and not self._valid_cabin(new_cabin):
+            return text.invalid_cabin.format(cabin=new_cabin)
+        target = None
+        if new_flight_no and new_flight_no != reservation.flight_no:
+            target = self._flight(new_flight_no)
+            if target is None or (target.origin, target.destination) != (current.origin, current.destination):
+                return text.flight_change_failed
+        changed_status = self._next_status(reservation_id, "change")
+        before = reservation.model_dump()
+        method = new_payment_method or reservation.payment_method
+        notes: list[str] = []
+
+        if target is not None:
+            reservation.flight_no = target.flight_no
+            notes.append(text.flight_changed)
+
+        if new_cabin and new_cabin != reservation.cabin:
+            # Priced on the reservation's original flight, as the reference does (ground truths rely on it).
+            diff = self._price(current, new_cabin) - self._price(current, reservation.cabin)
+            if diff > 0:
+                if self._pay(user, method, -diff):
+                    reservation.cabin = new_cabin
+                    notes.append(text.cabin_paid.format(diff=diff))
+                else:
+                    notes.append(text.cabin_unpaid)
+            else:
+                if diff < 0:
+                    self._pay(user, method, -diff)
+                    notes.append(text.cabin_refunded.format(diff=-diff))
+                reservation.cabin = new_cabin
+
+        if add_baggage > 0:
+            allowance = self._allowance(user.membership_level, reservation.cabin) or 0
+            before = reservation.baggage
+            after = before + add_baggage
+            # Only bags beyond what was already over the allowance are charged.
+            fee = (max(0, after - allowance) - max(0, before - allowance)) * BAG_FEE
+            if fee <= 0:
+                reservation.baggage = after
+            elif self._pay(user, method, -fee):
+                reservation.baggage = after
+                notes.append(text.baggage_paid.format(fee=fee))
+            else:
+                notes.append(text.baggage_unpaid)
+
+        if reservation.model_dump() != before:
+            state.reservation_status[reservation_id] = changed_status
+        return " ".join(notes) if notes else text.no_extra_fees
+
+    @tool
+    def cancel_reservation(self, user_id: str, reservation_id: str, reason: str) -> str:
+        """Cancel a reservation and refund the fare (a 10% fee within 24 hours of departure).
+
+        Args:
+            user_id: The user's id.
+            reservation_id: The reservation to cancel.
+            reason: Why it is cancelled.
+        """
+        text, state = self.texts, self.state
+        user = state.users.get(user_id)
+        if user is None:
+            return text.invalid_user
+        reservation = self._reservation(reservation_id, user_id)
+        if reservation is None:
+            return text.reservation_not_users
+        flight = self._flight(reservation.flight_no)
+        if flight is None:
+            return text.invalid_flight_info
+        now = self.world.clock.now()
+        departure = _time(flight.depart_time)
+        if departure < now:
+            return text.segment_used
+        state.reservation_status[reservation_id] = self._next_status(reservation_id, "cancel")
+        price = self._price(flight, reservation.cabin)
+        if reason == text.airline_cancel_reason:
+            refund, message = price, text.airline_cancelled.format(refund=price)
+        elif departure - now > dt.timedelta(days=1):
+            refund, message = price, text.free_cancellation.format(refund=price)
+        else:
+            fee = price * 0.1
+            refund = price - fee
+            message = text.late_cancellation.format(fee=fee, refund=refund)
+        self._pay(user, reservation.payment_method, refund)
+        flight.seats_available += 1
+        return message
+
+
+def _time(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text)
