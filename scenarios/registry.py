@@ -30,6 +30,8 @@ FAMILIES: Mapping[str, WorldFamily] = MappingProxyType({
     family.name: family
     for family in (
         WorldFamily("todo", "A tiny to-do list: the engine's example world.", "scenarios.todo:todo_world"),
+        WorldFamily("acebench", "ACEBench's phone (device, messages, reminders, food delivery) and travel worlds.",
+                    "scenarios.acebench:acebench_world"),
     )
 })
 

@@ -146,4 +146,13 @@ def travel_state(lang: str, economy: str, business: str) -> dict[str, Any]:
             for rid, uid, no, cabin, o, d in reservations
         ],
         "reservation_status": {rid: "booked" for rid, *_ in reservations},
+        "fares_paid": {rid: _fare(flights, no, cabin == business) for rid, _, no, cabin, _, _ in reservations},
     }
+
+
+def _fare(flights: list[tuple], flight_no: str, business: bool) -> int:
+    """What an initial reservation paid: its flight's fare (0 for res_4, whose flight does not exist)."""
+    for number, *_, economy, business_price in flights:
+        if number == flight_no:
+            return business_price if business else economy
+    return 0

@@ -75,6 +75,10 @@ class TravelState(StateModel):
     # Lifecycle status per reservation id. Kept beside the reservations (not in them) so
     # reservation records keep the exact shape ACEBench ground truths compare.
     reservation_status: dict[str, Status] = {}
+    # Fare paid per reservation (baggage fees excluded). Cancellation refunds what was
+    # paid; the reference refunded the current flight's price, which a free flight change
+    # could raise, creating money.
+    fares_paid: dict[str, int] = {}
 
 
 class Travel(AceApp[TravelState]):
@@ -271,6 +275,7 @@ class Travel(AceApp[TravelState]):
             payment_method=payment_method, cabin=cabin, baggage=baggage_count,
         ))
         state.reservation_status[reservation_id] = "booked"
+        state.fares_paid[reservation_id] = self._price(flight, cabin)
         return text.booked.format(id=reservation_id, total=total)
 
     @tool
@@ -322,15 +327,18 @@ class Travel(AceApp[TravelState]):
         if new_cabin and new_cabin != reservation.cabin:
             # Priced on the reservation's original flight, as the reference does (ground truths rely on it).
             diff = self._price(current, new_cabin) - self._price(current, reservation.cabin)
+            paid = state.fares_paid.get(reservation_id, 0)
             if diff > 0:
                 if self._pay(user, method, -diff):
                     reservation.cabin = new_cabin
+                    state.fares_paid[reservation_id] = paid + diff
                     notes.append(text.cabin_paid.format(diff=diff))
                 else:
                     notes.append(text.cabin_unpaid)
             else:
                 if diff < 0:
                     self._pay(user, method, -diff)
+                    state.fares_paid[reservation_id] = paid + diff
                     notes.append(text.cabin_refunded.format(diff=-diff))
                 reservation.cabin = new_cabin
 
@@ -376,7 +384,7 @@ class Travel(AceApp[TravelState]):
         if departure < now:
             return text.segment_used
         state.reservation_status[reservation_id] = self._next_status(reservation_id, "cancel")
-        price = self._price(flight, reservation.cabin)
+        price = state.fares_paid.get(reservation_id, 0)
         if reason == text.airline_cancel_reason:
             refund, message = price, text.airline_cancelled.format(refund=price)
         elif departure - now > dt.timedelta(days=1):
