@@ -92,16 +92,25 @@ def execute(
     console.print_json(json.dumps(built.state(), ensure_ascii=False))
 
 
-REPLAY_FAMILIES = ("acebench",)
+REPLAY_FAMILIES = ("acebench", "banking")
 
 
-def _acebench_diagnoses(data: Path | None, lang: str) -> tuple[list, list[str]]:
+def _default_data(family: str) -> Path | None:
+    if family == "banking":
+        from scenarios.banking.authoring import DATA_DIR
+
+        return DATA_DIR
+    from scenarios.datasets import dataset_dir
+
+    return dataset_dir("acebench")
+
+
+def _diagnoses(family: str, data: Path | None, lang: str) -> tuple[list, list[str]]:
     from scenarios.acebench.replay import FailureReader, diagnose
     from scenarios.acebench.tasks import read_tasks
     from scenarios.acebench.texts import texts_for
-    from scenarios.datasets import dataset_dir
 
-    source = data or dataset_dir("acebench")
+    source = data or _default_data(family)
     if source is None:
         raise fail("no ACEBench data found: pass --data DIR or set TOOLWORLDS_DATA")
     if not source.exists():
@@ -110,7 +119,7 @@ def _acebench_diagnoses(data: Path | None, lang: str) -> tuple[list, list[str]]:
         reader = FailureReader(texts_for(lang))
     except ValueError as exc:
         raise fail(str(exc)) from None
-    loaded = read_tasks(source, lang=lang)
+    loaded = read_tasks(source, lang=lang, family=family)
     if not loaded.tasks and loaded.problems:
         raise fail("; ".join(loaded.problems[:3]))
     from rich.progress import track
@@ -127,14 +136,14 @@ def _family_arg(family: str) -> None:
 
 @app.command()
 def replay(
-    family: Annotated[str, typer.Argument(help="Task family: acebench.")],
+    family: Annotated[str, typer.Argument(help="Task family: acebench or banking.")],
     data: Annotated[Path | None, typer.Option(help="Benchmark folder or task file (default: the data folder).")] = None,
     lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
     json_path: Annotated[Path | None, typer.Option("--json", help="Write one result object per task here.")] = None,
 ) -> None:
     """Run every task's gold path in a fresh world and compare the end state with the ground truth."""
     _family_arg(family)
-    diagnoses, problems = _acebench_diagnoses(data, lang)
+    diagnoses, problems = _diagnoses(family, data, lang)
     table = Table(title=f"{family} replay ({lang})")
     for column in ("task", "reproduced", "path", "reason"):
         table.add_column(column, overflow="fold")
@@ -152,13 +161,13 @@ def replay(
 
 @app.command()
 def doctor(
-    family: Annotated[str, typer.Argument(help="Task family: acebench.")],
+    family: Annotated[str, typer.Argument(help="Task family: acebench or banking.")],
     data: Annotated[Path | None, typer.Option(help="Benchmark folder or task file to lint.")] = None,
     lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
 ) -> None:
     """Name every task whose gold path does not reproduce its ground truth, and why."""
     _family_arg(family)
-    diagnoses, problems = _acebench_diagnoses(data, lang)
+    diagnoses, problems = _diagnoses(family, data, lang)
     findings = 0
     for problem in problems:
         findings += 1

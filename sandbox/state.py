@@ -243,6 +243,8 @@ class StateModel(BaseModel):
 
     _field_names: ClassVar[frozenset[str]] = frozenset()
     _container_fields: ClassVar[tuple[str, ...]] = ()
+    _set_fields: ClassVar[tuple[str, ...]] = ()
+    omit_if_none: ClassVar[frozenset[str]] = frozenset()
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -251,6 +253,22 @@ class StateModel(BaseModel):
         cls._container_fields = tuple(
             name for name, info in cls.model_fields.items() if _may_hold_container(info.annotation)
         )
+        cls._set_fields = tuple(name for name, info in cls.model_fields.items() if _is_set(info.annotation))
+
+    @model_serializer(mode="wrap")
+    def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Dumps are the same bytes in every process: sets are sorted (their iteration order
+        follows per-process string hashing), and `omit_if_none` fields are left out while None."""
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in self._set_fields:
+                value = data.get(name)
+                if isinstance(value, (list, set, frozenset)):
+                    data[name] = _sorted(value)
+            for name in self.omit_if_none:
+                if name in data and data[name] is None:
+                    del data[name]
+        return data
 
     def model_post_init(self, context: Any, /) -> None:
         values = self.__dict__
@@ -276,6 +294,24 @@ class StateModel(BaseModel):
 _PLAIN_CONTAINERS = frozenset({list, dict, set, tuple})
 
 
+def _is_set(annotation: Any) -> bool:
+    origin = typing.get_origin(annotation) or annotation
+    if origin in (set, frozenset):
+        return True
+    if origin is typing.Union or origin is types.UnionType or origin is typing.Annotated:
+        args = typing.get_args(annotation)
+        return any(_is_set(arg) for arg in (args[:1] if origin is typing.Annotated else args))
+    return False
+
+
+def _sorted(values: Any) -> list[Any]:
+    items = list(values)
+    try:
+        return sorted(items)
+    except TypeError:
+        return sorted(items, key=repr)
+
+
 def _may_hold_container(annotation: Any) -> bool:
     """False only for annotations whose values can never be a list, dict, set or tuple."""
     if annotation in ATOMIC_TYPES:
@@ -293,23 +329,12 @@ def _may_hold_container(annotation: Any) -> bool:
 
 
 class SparseStateModel(StateModel):
-    """A state model whose optional fields vanish from dumps while they are None.
+    """A state model whose optional fields listed in `omit_if_none` vanish from dumps while None.
 
     Some benchmark records simply lack a key (ACEBench's sent messages have no `time`);
     a typed field that is None would otherwise show up as `null` and break comparisons
     with ground truths that were recorded without it.
     """
-
-    omit_if_none: ClassVar[frozenset[str]] = frozenset()
-
-    @model_serializer(mode="wrap")
-    def _drop_absent(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict):
-            for name in self.omit_if_none:
-                if name in data and data[name] is None:
-                    del data[name]
-        return data
 
 
 def clone(value: Any) -> Any:

@@ -32,6 +32,8 @@ FAMILIES: Mapping[str, WorldFamily] = MappingProxyType({
         WorldFamily("todo", "A tiny to-do list: the engine's example world.", "scenarios.todo:todo_world"),
         WorldFamily("acebench", "ACEBench's phone (device, messages, reminders, food delivery) and travel worlds.",
                     "scenarios.acebench:acebench_world"),
+        WorldFamily("banking", "The banking world the ACEBench paper describes: accounts, payments, loans.",
+                    "scenarios.banking:banking_world"),
     )
 })
 

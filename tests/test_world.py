@@ -269,3 +269,23 @@ def test_record_to_dict_is_json_ready() -> None:
     world.call("complete_task", {"task_id": 9})
     text = json.dumps(world.log.to_list())
     assert '"not_found"' in text
+
+
+def test_state_bytes_do_not_depend_on_the_process_hash_seed() -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import json; from tests.chaos import chaos_world; w = chaos_world(); "
+            "w.call('mutate', {'steps': ['flag_add', 'flag_add', 'flag_add', 'flags_update', 'index_set']}); "
+            "print(json.dumps(w.state()))")
+    root = Path(__file__).resolve().parents[1]
+    outputs = {
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,
+                       env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+        for seed in (1, 2, 3, 4)
+    }
+    assert len(outputs) == 1
+    assert json.loads(outputs.pop())["Chaos"]["flags"] == ["f0", "f3", "item0", "item1", "item2"]

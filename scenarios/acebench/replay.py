@@ -53,6 +53,8 @@ class FailureReader:
         return None
 
     def explain(self, tool: str | None, message: str) -> str:
+        if message.startswith("precondition_failed: "):
+            return f"missing precondition before {tool}: {message.removeprefix('precondition_failed: ')}"
         for name, pattern in self._patterns:
             match = pattern.search(message)
             if match is None:

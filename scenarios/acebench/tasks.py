@@ -8,16 +8,22 @@ they are collected in `TaskSet.problems`.
 
 from __future__ import annotations
 
+import importlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from sandbox import World
 
-from .world import acebench_world
+# Task families in ACEBench's format, and the function that builds each one's worlds.
+WORLD_BUILDERS = MappingProxyType({
+    "acebench": "scenarios.acebench.world:acebench_world",
+    "banking": "scenarios.banking.world:banking_world",
+})
 
 Category = Literal["multi_step", "multi_turn"]
 CATEGORIES: tuple[Category, ...] = ("multi_step", "multi_turn")
@@ -28,6 +34,7 @@ class AceTask(BaseModel):
 
     id: str
     category: str
+    family: str = "acebench"
     lang: str = "en"
     question: str = ""
     initial_config: dict[str, Any] = Field(default_factory=dict)
@@ -39,8 +46,9 @@ class AceTask(BaseModel):
 
     def world(self, seed: int = 0) -> World:
         """A fresh world for this task, configured the way ACEBench configures it."""
-        return acebench_world(self.involved_classes, lang=self.lang, initial_config=self.initial_config,
-                              seed=seed)
+        module, _, function = WORLD_BUILDERS[self.family].partition(":")
+        build = getattr(importlib.import_module(module), function)
+        return build(self.involved_classes, lang=self.lang, initial_config=self.initial_config, seed=seed)
 
 
 @dataclass
@@ -49,16 +57,20 @@ class TaskSet:
     problems: list[str] = field(default_factory=list)
 
 
-def load_tasks(data: str | Path, lang: str = "en", categories: tuple[str, ...] = CATEGORIES) -> list[AceTask]:
+def load_tasks(data: str | Path, lang: str = "en", categories: tuple[str, ...] = CATEGORIES,
+               family: str = "acebench") -> list[AceTask]:
     """The agent tasks under `data`; raises `ValueError` if any line is malformed."""
-    loaded = read_tasks(data, lang, categories)
+    loaded = read_tasks(data, lang, categories, family)
     if loaded.problems:
         raise ValueError("; ".join(loaded.problems[:5]))
     return loaded.tasks
 
 
-def read_tasks(data: str | Path, lang: str = "en", categories: tuple[str, ...] = CATEGORIES) -> TaskSet:
+def read_tasks(data: str | Path, lang: str = "en", categories: tuple[str, ...] = CATEGORIES,
+               family: str = "acebench") -> TaskSet:
     """Like `load_tasks` but keeps going past bad lines, recording each as a problem."""
+    if family not in WORLD_BUILDERS:
+        raise ValueError(f"unknown task family {family!r}; known: {', '.join(WORLD_BUILDERS)}")
     result = TaskSet()
     for prompt_file in _prompt_files(Path(data), lang, categories):
         answer_file = prompt_file.parent / "possible_answer" / prompt_file.name
@@ -83,7 +95,7 @@ def read_tasks(data: str | Path, lang: str = "en", categories: tuple[str, ...] =
                 continue
             try:
                 result.tasks.append(AceTask(
-                    id=task_id, category=category, lang=lang, question=record.get("question", ""),
+                    id=task_id, category=category, family=family, lang=lang, question=record.get("question", ""),
                     initial_config=record.get("initial_config") or {},
                     involved_classes=record.get("involved_classes") or [],
                     functions=record.get("function") or [],
