@@ -186,6 +186,104 @@ def doctor(
         raise typer.Exit(code=1)
 
 
+def _task_sets(names: list[str], langs: list[str], data: Path | None, limit: int | None) -> list:
+    from scenarios.acebench.tasks import load_tasks
+    from scenarios.banking.authoring import DATA_DIR
+
+    from .runner import TaskSet
+
+    sets = []
+    for name in names:
+        if name not in REPLAY_FAMILIES:
+            raise fail(f"unknown task set {name!r}; available: {', '.join(REPLAY_FAMILIES)}")
+        source = DATA_DIR if name == "banking" else (data or _default_data(name))
+        if source is None:
+            raise fail(f"no {name} data found: pass --data DIR or set TOOLWORLDS_DATA")
+        for lang in langs:
+            try:
+                tasks = load_tasks(source, lang=lang, family=name)
+            except ValueError as exc:
+                raise fail(f"{name}/{lang}: {exc}") from None
+            sets.append(TaskSet(f"{name}/{lang}", tasks[:limit] if limit else tasks))
+    return sets
+
+
+@app.command()
+def run(
+    tasks: Annotated[list[str] | None, typer.Option("--tasks", help="Task sets: banking (bundled), acebench.")] = None,
+    lang: Annotated[list[str] | None, typer.Option("--lang", help="Languages (default: en and zh).")] = None,
+    data: Annotated[Path | None, typer.Option(help="ACEBench data folder (for --tasks acebench).")] = None,
+    agent: Annotated[str, typer.Option(help="oracle, noisy, or llm.")] = "oracle",
+    noise: Annotated[float, typer.Option(help="Mistake rate of the noisy agent.")] = 0.2,
+    seed: Annotated[int, typer.Option(help="Seed of the noisy agent.")] = 0,
+    model: Annotated[str, typer.Option(help="Model name, for --agent llm.")] = "",
+    base_url: Annotated[str, typer.Option(help="OpenAI-compatible endpoint, for --agent llm.")] = "",
+    user: Annotated[str, typer.Option(help="Multi-turn user simulator: scripted or llm.")] = "scripted",
+    db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
+    run_id: Annotated[str | None, typer.Option("--run-id", help="Name of the run (default: run-N).")] = None,
+    resume: Annotated[bool, typer.Option(help="Continue --run-id, skipping finished episodes.")] = False,
+    workers: Annotated[int, typer.Option(min=1, help="Episodes run in parallel processes.")] = 1,
+    limit: Annotated[int | None, typer.Option(min=1, help="At most this many tasks per task set.")] = None,
+    pause: Annotated[float, typer.Option(hidden=True, help="Seconds to wait per episode.")] = 0.0,
+) -> None:
+    """Run an agent over task sets, store every episode, and print the scores."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .report import score_table
+    from .runner import AgentSpec, execute_run
+    from .store import RunStore
+
+    if agent not in ("oracle", "noisy", "llm"):
+        raise fail(f"unknown agent {agent!r}; use oracle, noisy or llm")
+    if (agent == "llm" or user == "llm") and not (model and base_url):
+        raise fail("--agent llm and --user llm need --model and --base-url")
+    if resume and not run_id:
+        raise fail("--resume needs the --run-id of the run to continue")
+    sets = _task_sets(tasks or ["banking"], lang or ["en", "zh"], data, limit)
+    try:
+        store = RunStore(db)
+    except Exception as exc:  # a bad URL or an unreachable server: say so in one line
+        raise fail(f"cannot open the run store {db!r}: {exc}") from None
+    name = run_id or store.new_run_id()
+    if run_id and not resume and store.run(run_id) is not None:
+        raise fail(f"run {run_id!r} already exists in {db}; add --resume to continue it")
+    spec = AgentSpec(kind=agent, noise=noise, seed=seed, model=model, base_url=base_url, pause=pause, user=user)
+    todo = sum(len(s.tasks) for s in sets) - len(store.finished(name))
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=errors, transient=True) as progress:
+        bar = progress.add_task(f"{name}: episodes", total=max(todo, 0))
+        execute_run(store, name, sets, spec, workers=workers, on_done=lambda _: progress.advance(bar))
+    console.print(score_table(name, store.scores(name), title=f"{name}: {spec.describe()} ({db})"))
+    store.close()
+
+
+@app.command()
+def report(
+    db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
+    run_id: Annotated[str | None, typer.Option("--run-id", help="The run (default: every run).")] = None,
+    html_path: Annotated[Path | None, typer.Option("--html", help="Write a self-contained HTML page here.")] = None,
+) -> None:
+    """Show stored runs as score tables, or write one as an HTML page with plots."""
+    from .report import html_report, score_table
+    from .store import RunStore
+
+    store = RunStore(db)
+    runs = [r.run_id for r in store.runs()] if run_id is None else [run_id]
+    if not runs:
+        raise fail(f"no runs in {db}")
+    for name in runs:
+        if store.run(name) is None:
+            raise fail(f"no run {name!r} in {db}")
+        console.print(score_table(name, store.scores(name), title=f"{name}: {store.run(name).agent}"))
+    if html_path is not None:
+        try:
+            html_path.write_text(html_report(store, runs[-1]), encoding="utf-8")
+        except RuntimeError as exc:
+            raise fail(str(exc)) from None
+        console.print(f"wrote {html_path}")
+    store.close()
+
+
 def main() -> None:
     app()
 

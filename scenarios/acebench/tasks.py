@@ -50,6 +50,12 @@ class AceTask(BaseModel):
         build = getattr(importlib.import_module(module), function)
         return build(self.involved_classes, lang=self.lang, initial_config=self.initial_config, seed=seed)
 
+    def end_state(self, world: World) -> list[dict[str, Any]]:
+        """The end state as ACEBench records it, JSON round-tripped like its result files."""
+        from .world import saved_state
+
+        return json.loads(json.dumps(saved_state(world, self.involved_classes), ensure_ascii=False))
+
 
 @dataclass
 class TaskSet:

@@ -1,0 +1,134 @@
+"""Episodes: one agent working on one task in a fresh world until it is done or out of steps.
+
+The conversation logic is written once, as a generator that asks for the agent's turns
+and the user's replies; `run_episode` drives it with a sync agent, `arun_episode` with an
+async one. Multi-step tasks give the agent the instruction and let it work; multi-turn
+tasks put a user simulator in between.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .agents import Message, Turn
+from .calllog import CallRecord
+from .parsing import Call
+from .users import END, ScriptedUser, UserSimulator
+from .world import World
+
+
+class EpisodeTask(Protocol):
+    id: str
+    category: str
+    question: str
+    functions: list[dict[str, Any]]
+
+    def world(self, seed: int = 0) -> World: ...
+
+
+@dataclass
+class Episode:
+    """What happened: the conversation, the calls, and how it ended."""
+
+    task_id: str
+    messages: list[Message] = field(default_factory=list)
+    process: list[str] = field(default_factory=list)  # every agent message sent to the world
+    records: list[CallRecord] = field(default_factory=list)
+    steps: int = 0
+    turns: int = 0
+    finished: bool = False
+    stop_reason: str = ""
+
+
+def render_calls(calls: Sequence[Call]) -> str:
+    """Calls in bracket syntax, the way ACEBench milestones are written."""
+    return "[" + ", ".join(f"{c.name}({', '.join(f'{k}={v!r}' for k, v in c.arguments.items())})"
+                           for c in calls) + "]"
+
+
+_Request = tuple[str, list[Message]]
+
+
+def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn: bool, max_steps: int,
+                  max_turns: int) -> Generator[_Request, Any, None]:
+    conversation = episode.messages
+    if multi_turn:
+        conversation.append(Message("user", (yield ("user", conversation))))
+    else:
+        conversation.append(Message("user", task.question))
+    while True:
+        if episode.steps >= max_steps:
+            episode.stop_reason = "step limit"
+            return
+        turn: Turn = yield ("agent", conversation)
+        episode.steps += 1
+        if turn.calls:
+            text = turn.raw if turn.raw is not None else render_calls(turn.calls)
+            conversation.append(Message("assistant", text, turn.calls))
+            episode.process.append(text)
+            records = world.execute(list(turn.calls))
+            episode.records.extend(records)
+            observation = json.dumps([r.observation() for r in records], ensure_ascii=False, default=str)
+            conversation.append(Message("tool", observation))
+            continue
+        conversation.append(Message("assistant", turn.text))
+        if not multi_turn:
+            episode.finished, episode.stop_reason = True, "agent answered"
+            return
+        if episode.turns >= max_turns:
+            episode.stop_reason = "turn limit"
+            return
+        reply = yield ("user", conversation)
+        episode.turns += 1
+        if END in reply:
+            episode.finished, episode.stop_reason = True, "user ended"
+            return
+        conversation.append(Message("user", reply))
+
+
+def _start(task: EpisodeTask, world: World | None, user: Any, max_steps: int, max_turns: int
+           ) -> tuple[World, Episode, Any, Generator[_Request, Any, None], _Request | None]:
+    """Everything both drivers set up: the world, the record, the user, the first request."""
+    world = world or task.world()
+    episode = Episode(task.id)
+    user = user or ScriptedUser(task.question)
+    steps = _conversation(task, world, episode, task.category == "multi_turn", max_steps, max_turns)
+    try:
+        first: _Request | None = next(steps)
+    except StopIteration:
+        first = None
+    return world, episode, user, steps, first
+
+
+def run_episode(task: EpisodeTask, agent: Any, *, user: UserSimulator | None = None, world: World | None = None,
+                max_steps: int = 30, max_turns: int = 10) -> tuple[World, Episode]:
+    """Run a task with a sync agent; multi-turn tasks use `user` (default: a scripted user)."""
+    world, episode, user, steps, request = _start(task, world, user, max_steps, max_turns)
+    try:
+        while request is not None:
+            who, conversation = request
+            answer = agent.act(conversation, task.functions) if who == "agent" else user.respond(conversation)
+            request = steps.send(answer)
+    except StopIteration:
+        pass
+    return world, episode
+
+
+async def arun_episode(task: EpisodeTask, agent: Any, *, user: Any | None = None, world: World | None = None,
+                       max_steps: int = 30, max_turns: int = 10) -> tuple[World, Episode]:
+    """Like `run_episode`, for agents (and users) whose methods are coroutines."""
+    world, episode, user, steps, request = _start(task, world, user, max_steps, max_turns)
+    try:
+        while request is not None:
+            who, conversation = request
+            answer = agent.act(conversation, task.functions) if who == "agent" else user.respond(conversation)
+            if inspect.isawaitable(answer):
+                answer = await answer
+            request = steps.send(answer)
+    except StopIteration:
+        pass
+    return world, episode

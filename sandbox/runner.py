@@ -1,0 +1,156 @@
+"""Running an agent over task sets: episodes in fresh worlds, scored, stored one by one.
+
+Workers are processes (`--workers N`); each episode is independent and deterministic, so
+any number of workers gives the same scores as one. The main process alone writes to the
+store, committing each episode as it finishes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .agents import NoisyAgent, OracleAgent
+from .episodes import run_episode
+from .store import CallRow, EpisodeRow, RunStore, ScoreRow
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """How to build the agent for each episode (built inside the worker that runs it)."""
+
+    kind: str = "oracle"  # oracle | noisy | llm
+    noise: float = 0.2
+    seed: int = 0
+    model: str = ""
+    base_url: str = ""
+    pause: float = 0.0  # seconds to wait per episode (for demos and crash tests)
+    user: str = "scripted"  # scripted | llm (multi-turn user simulator)
+
+    def describe(self) -> str:
+        if self.kind == "noisy":
+            return f"noisy(noise={self.noise}, seed={self.seed})"
+        if self.kind == "llm":
+            return f"llm({self.model})"
+        return self.kind
+
+    def build(self, task: Any) -> Any:
+        if self.kind == "oracle":
+            return OracleAgent(task)
+        if self.kind == "noisy":
+            return NoisyAgent(task, noise=self.noise, seed=self.seed)
+        if self.kind == "llm":
+            from .llm import ChatClient, LLMAgent
+
+            return LLMAgent(ChatClient(self.base_url, self.model))
+        raise ValueError(f"unknown agent {self.kind!r}; use oracle, noisy or llm")
+
+    def build_user(self, task: Any) -> Any:
+        if self.user == "llm":
+            from .llm import ChatClient, LLMUser
+
+            return LLMUser(ChatClient(self.base_url, self.model), task.question)
+        return None  # the episode's default: a scripted user
+
+
+@dataclass
+class TaskSet:
+    name: str  # e.g. "banking/en"
+    tasks: list[Any] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One finished episode, as plain data (it crosses process boundaries)."""
+
+    episode: dict[str, Any]
+    calls: list[dict[str, Any]]
+
+
+def run_one(task_set: str, task: Any, spec: AgentSpec) -> Outcome:
+    """Run and score one task (top level, so process pools can call it)."""
+    from evaluators.process import acebench_process
+    from evaluators.state import compare_states
+
+    agent = spec.build(task)
+    world, episode = run_episode(task, agent, user=spec.build_user(task))
+    if spec.pause:
+        time.sleep(spec.pause)
+    comparison = compare_states(task.ground_truth, task.end_state(world), mode="acebench")
+    errors = Counter(r.error.type for r in episode.records if r.error is not None)
+    row = {
+        "task_set": task_set, "task_id": task.id, "category": task.category, "success": comparison.equal,
+        "state_fraction": comparison.fraction,
+        "process": 1.0 if comparison.equal else acebench_process(task.paths, episode.process),
+        "steps": episode.steps, "calls": len(episode.records), "errors": sum(errors.values()),
+        "error_types": json.dumps(dict(sorted(errors.items()))), "finished": episode.finished,
+        "stop_reason": episode.stop_reason, "diff": comparison.diff.to_json(),
+    }
+    calls = [
+        {"seq": r.seq, "tool": r.tool, "arguments": json.dumps(r.arguments, ensure_ascii=False, default=str),
+         "result": json.dumps(r.result, ensure_ascii=False, default=str),
+         "error_type": None if r.error is None else r.error.type,
+         "error_message": None if r.error is None else r.error.message}
+        for r in episode.records
+    ]
+    return Outcome(row, calls)
+
+
+def execute_run(
+    store: RunStore,
+    run_id: str,
+    task_sets: Sequence[TaskSet],
+    spec: AgentSpec,
+    *,
+    workers: int = 1,
+    on_done: Callable[[Outcome], None] | None = None,
+) -> list[EpisodeRow]:
+    """Run every task not yet stored for `run_id`; returns all of the run's episodes."""
+    store.start_run(run_id, spec.describe(), {"task_sets": [s.name for s in task_sets], **asdict(spec)})
+    done = store.finished(run_id)
+    pending = [(s.name, task) for s in task_sets for task in s.tasks if (s.name, task.id) not in done]
+
+    def save(outcome: Outcome) -> None:
+        episode = EpisodeRow(run_id=run_id, finished_at=dt.datetime.now(dt.timezone.utc), **outcome.episode)
+        store.save_episode(episode, [CallRow(episode_id=0, **call) for call in outcome.calls])
+        if on_done is not None:
+            on_done(outcome)
+
+    if workers <= 1:
+        for name, task in pending:
+            save(run_one(name, task, spec))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(run_one, name, task, spec) for name, task in pending]
+            for future in as_completed(futures):
+                save(future.result())
+    episodes = store.episodes(run_id)
+    store.save_scores(run_id, summarize(run_id, episodes))
+    return episodes
+
+
+def summarize(run_id: str, episodes: Iterable[EpisodeRow]) -> list[ScoreRow]:
+    """Per task set and category, and overall: end-to-end accuracy, process accuracy, steps, errors."""
+    groups: dict[tuple[str, str], list[EpisodeRow]] = {}
+    for episode in episodes:
+        groups.setdefault((episode.task_set, episode.category), []).append(episode)
+        groups.setdefault(("all", "all"), []).append(episode)
+    rows = []
+    for (task_set, category), members in sorted(groups.items()):
+        n = len(members)
+        metrics = {
+            "episodes": n,
+            "end_to_end": round(sum(e.success for e in members) / n, 3),
+            "process": round(sum(e.process for e in members) / n, 3),
+            "mean_steps": round(sum(e.steps for e in members) / n, 2),
+            "call_errors": sum(e.errors for e in members),
+        }
+        rows.extend(ScoreRow(run_id=run_id, task_set=task_set, category=category, metric=metric, value=value)
+                    for metric, value in metrics.items())
+    return rows

@@ -1,0 +1,145 @@
+"""The run store: runs, episodes, their calls and scores, in any SQL database SQLAlchemy speaks.
+
+SQLite (`toolworlds.db`) by default; PostgreSQL or anything else via a URL. Each finished
+episode is written in one transaction together with its calls, so a run killed at any
+moment keeps every episode it finished and loses only the one in flight; `--resume`
+skips what is already stored.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import UniqueConstraint
+from sqlalchemy.engine import Engine
+from sqlmodel import Field, Session, SQLModel, create_engine, select
+
+DEFAULT_URL = "sqlite:///toolworlds.db"
+
+
+class RunRow(SQLModel, table=True):
+    __tablename__ = "runs"
+
+    run_id: str = Field(primary_key=True)
+    created_at: dt.datetime
+    agent: str
+    config: str = "{}"  # JSON: task sets, seed, noise, limits
+
+
+class EpisodeRow(SQLModel, table=True):
+    __tablename__ = "episodes"
+    __table_args__ = (UniqueConstraint("run_id", "task_set", "task_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: str = Field(foreign_key="runs.run_id", index=True)
+    task_set: str  # e.g. "banking/en"
+    task_id: str
+    category: str
+    success: bool
+    state_fraction: float
+    process: float
+    steps: int
+    calls: int
+    errors: int
+    error_types: str = "{}"  # JSON: error type -> count
+    finished: bool
+    stop_reason: str = ""
+    diff: str = "[]"  # JSON: field-level differences from the expected end state
+    finished_at: dt.datetime
+
+
+class CallRow(SQLModel, table=True):
+    __tablename__ = "calls"
+
+    id: int | None = Field(default=None, primary_key=True)
+    episode_id: int = Field(foreign_key="episodes.id", index=True)
+    seq: int
+    tool: str | None
+    arguments: str
+    result: str
+    error_type: str | None = None
+    error_message: str | None = None
+
+
+class ScoreRow(SQLModel, table=True):
+    __tablename__ = "scores"
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: str = Field(foreign_key="runs.run_id", index=True)
+    task_set: str
+    category: str
+    metric: str
+    value: float
+
+
+class RunStore:
+    """A handle on one database; tables are created on first use."""
+
+    def __init__(self, url: str = DEFAULT_URL) -> None:
+        self.url = url
+        self.engine: Engine = create_engine(url)
+        SQLModel.metadata.create_all(self.engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def new_run_id(self) -> str:
+        with Session(self.engine) as session:
+            count = len(session.exec(select(RunRow.run_id)).all())
+        return f"run-{count + 1}"
+
+    def start_run(self, run_id: str, agent: str, config: dict[str, Any]) -> None:
+        with Session(self.engine) as session:
+            if session.get(RunRow, run_id) is None:
+                session.add(RunRow(run_id=run_id, created_at=dt.datetime.now(dt.timezone.utc), agent=agent,
+                                   config=json.dumps(config, sort_keys=True)))
+                session.commit()
+
+    def run(self, run_id: str) -> RunRow | None:
+        with Session(self.engine) as session:
+            return session.get(RunRow, run_id)
+
+    def runs(self) -> list[RunRow]:
+        with Session(self.engine) as session:
+            return list(session.exec(select(RunRow).order_by(RunRow.created_at)).all())
+
+    def finished(self, run_id: str) -> set[tuple[str, str]]:
+        """(task set, task id) of the episodes already stored for a run."""
+        with Session(self.engine) as session:
+            rows = session.exec(select(EpisodeRow.task_set, EpisodeRow.task_id).where(EpisodeRow.run_id == run_id))
+            return {(task_set, task_id) for task_set, task_id in rows.all()}
+
+    def save_episode(self, episode: EpisodeRow, calls: Iterable[CallRow]) -> None:
+        """Write an episode and its calls in one transaction."""
+        with Session(self.engine) as session:
+            session.add(episode)
+            session.flush()
+            for call in calls:
+                call.episode_id = episode.id  # type: ignore[assignment]
+                session.add(call)
+            session.commit()
+
+    def episodes(self, run_id: str) -> list[EpisodeRow]:
+        with Session(self.engine) as session:
+            query = select(EpisodeRow).where(EpisodeRow.run_id == run_id).order_by(EpisodeRow.id)
+            return list(session.exec(query).all())
+
+    def calls(self, episode_id: int) -> list[CallRow]:
+        with Session(self.engine) as session:
+            query = select(CallRow).where(CallRow.episode_id == episode_id).order_by(CallRow.seq)
+            return list(session.exec(query).all())
+
+    def save_scores(self, run_id: str, scores: Sequence[ScoreRow]) -> None:
+        """Replace a run's summary scores (recomputed whenever a run or resume ends)."""
+        with Session(self.engine) as session:
+            for old in session.exec(select(ScoreRow).where(ScoreRow.run_id == run_id)).all():
+                session.delete(old)
+            session.add_all(scores)
+            session.commit()
+
+    def scores(self, run_id: str) -> list[ScoreRow]:
+        with Session(self.engine) as session:
+            return list(session.exec(select(ScoreRow).where(ScoreRow.run_id == run_id)).all())

@@ -1,0 +1,140 @@
+"""Episodes: oracle, noisy, async and LLM agents; scripted and LLM users; limits."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from sandbox.agents import NoisyAgent, OracleAgent, Turn
+from sandbox.episodes import arun_episode, run_episode
+from sandbox.llm import ChatClient, LLMAgent, LLMUser
+from sandbox.parsing import Call
+from scenarios.acebench.tasks import load_tasks
+from scenarios.banking.authoring import DATA_DIR
+
+TASKS = {task.id: task for task in load_tasks(DATA_DIR, family="banking")}
+STEP = TASKS["banking_multi_step_4"]  # move 5000 from A002 to A001
+TURN = TASKS["banking_multi_turn_2"]  # deposit and pay off the loan
+
+
+def test_oracle_multi_step_reaches_the_ground_truth() -> None:
+    world, episode = run_episode(STEP, OracleAgent(STEP))
+    assert STEP.end_state(world) == STEP.ground_truth
+    assert episode.finished and episode.stop_reason == "agent answered"
+    assert episode.process == STEP.paths[0]
+    assert [m.role for m in episode.messages] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+
+
+def test_oracle_multi_turn_with_the_scripted_user() -> None:
+    world, episode = run_episode(TURN, OracleAgent(TURN))
+    assert TURN.end_state(world) == TURN.ground_truth
+    assert episode.messages[0].content == TURN.question
+    assert episode.stop_reason == "user ended" and episode.turns == 1
+
+
+def test_noisy_agent_is_seeded() -> None:
+    def outcome(seed: int) -> list[list[str]]:
+        return [run_episode(t, NoisyAgent(t, noise=0.5, seed=seed))[1].process for t in TASKS.values()]
+
+    assert outcome(3) == outcome(3)
+    assert outcome(3) != outcome(4)
+    assert outcome(3) != [t.paths[0] for t in TASKS.values()]
+
+
+class Chatty:
+    """Never stops calling a read-only tool."""
+
+    def act(self, conversation: Any, tools: Any) -> Turn:
+        return Turn(calls=(Call("list_accounts", {"customer_id": "C001"}),))
+
+
+class Asker:
+    """Only ever talks."""
+
+    def act(self, conversation: Any, tools: Any) -> Turn:
+        return Turn(text="Could you tell me more?")
+
+
+def test_step_and_turn_limits() -> None:
+    _, looping = run_episode(STEP, Chatty(), max_steps=5)
+    assert looping.steps == 5 and not looping.finished and looping.stop_reason == "step limit"
+
+    class Patient:
+        def respond(self, conversation: Any) -> str:
+            return "Please go on."
+
+    _, chat = run_episode(TURN, Asker(), user=Patient(), max_turns=3)
+    assert chat.turns == 3 and chat.stop_reason == "turn limit" and not chat.finished
+
+
+def test_async_agent() -> None:
+    class AsyncOracle:
+        def __init__(self) -> None:
+            self.inner = OracleAgent(STEP)
+
+        async def act(self, conversation: Any, tools: Any) -> Turn:
+            await asyncio.sleep(0)
+            return self.inner.act(conversation, tools)
+
+    world, episode = asyncio.run(arun_episode(STEP, AsyncOracle()))
+    assert STEP.end_state(world) == STEP.ground_truth and episode.finished
+
+
+class FakeChat(BaseHTTPRequestHandler):
+    """An OpenAI-compatible chat endpoint: deposits once, then answers; as a user, ends politely."""
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        system = body["messages"][0]["content"]
+        if "You play a user" in system:
+            message: dict[str, Any] = {"role": "assistant", "content":
+                                       "finish conversation" if len(body["messages"]) > 2 else
+                                       "Please deposit 10 into A001 for C001."}
+        elif not any("execution result" in m["content"] for m in body["messages"]):
+            assert body["tools"] and body["tools"][0]["type"] == "function"
+            arguments = json.dumps({"customer_id": "C001", "account_id": "A001", "amount": 10})
+            message = {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "deposit", "arguments": arguments}}]}
+        else:
+            message = {"role": "assistant", "content": "Done: 10 deposited."}
+        reply = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                 "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+        payload = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_endpoint() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeChat)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+
+
+def test_llm_agent_and_user_over_an_openai_compatible_endpoint(fake_endpoint: str) -> None:
+    pytest.importorskip("openai")
+    client = ChatClient(fake_endpoint, "fake-model", api_key="test")
+    login = TASKS["banking_multi_step_1"].model_copy(update={"category": "multi_turn"})
+    world = login.world()
+    world.call("login_bank", {"customer_id": "C001", "password": "eve2024"})
+    world, episode = run_episode(login, LLMAgent(client), user=LLMUser(client, login.question), world=world)
+    assert episode.messages[0].content == "Please deposit 10 into A001 for C001."
+    assert episode.records[-1].ok and episode.records[-1].tool == "deposit"
+    assert world.state()["Bank"]["accounts"]["A001"]["balance"] == "12010.00"
+    assert episode.stop_reason == "user ended"

@@ -1,0 +1,215 @@
+"""Runs: the SQL store, resume, parallel workers, surviving SIGKILL, reports, PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sandbox.cli import app
+from sandbox.report import html_report
+from sandbox.runner import AgentSpec, TaskSet, execute_run
+from sandbox.store import RunStore
+from scenarios.acebench.tasks import load_tasks
+from scenarios.banking.authoring import DATA_DIR
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def task_sets(limit: int | None = None) -> list[TaskSet]:
+    return [TaskSet(f"banking/{lang}", load_tasks(DATA_DIR, lang=lang, family="banking")[:limit])
+            for lang in ("en", "zh")]
+
+
+def scores(store: RunStore, run_id: str) -> dict[tuple[str, str, str], float]:
+    return {(s.task_set, s.category, s.metric): s.value for s in store.scores(run_id)}
+
+
+def test_a_run_stores_episodes_calls_and_scores(tmp_path: Path) -> None:
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    episodes = execute_run(store, "r1", task_sets(5), AgentSpec("noisy", noise=0.4, seed=2))
+    assert len(episodes) == 10
+    first = episodes[0]
+    assert store.calls(first.id)[0].tool == "login_bank"  # type: ignore[arg-type]
+    table = scores(store, "r1")
+    assert table[("all", "all", "episodes")] == 10
+    assert 0 <= table[("all", "all", "end_to_end")] < 1
+    assert table[("banking/en", "multi_step", "process")] >= table[("banking/en", "multi_step", "end_to_end")]
+
+
+def test_resume_skips_finished_episodes(tmp_path: Path) -> None:
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    execute_run(store, "r1", task_sets(3), AgentSpec())
+    first_ids = [e.id for e in store.episodes("r1")]
+    episodes = execute_run(store, "r1", task_sets(6), AgentSpec())
+    assert len(episodes) == 12
+    assert [e.id for e in episodes][:6] == first_ids  # the first six were not run again
+    assert scores(store, "r1")[("all", "all", "end_to_end")] == 1.0
+
+
+def test_two_workers_give_the_same_scores_as_one(tmp_path: Path) -> None:
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    spec = AgentSpec("noisy", noise=0.3, seed=7)
+    execute_run(store, "one", task_sets(), spec, workers=1)
+    execute_run(store, "two", task_sets(), spec, workers=2)
+    assert scores(store, "one") == scores(store, "two")
+    one = {(e.task_set, e.task_id): (e.success, e.process, e.diff) for e in store.episodes("one")}
+    two = {(e.task_set, e.task_id): (e.success, e.process, e.diff) for e in store.episodes("two")}
+    assert one == two
+
+
+def test_a_run_killed_with_sigkill_loses_no_finished_episode(tmp_path: Path) -> None:
+    database = tmp_path / "runs.db"
+    command = [sys.executable, "-m", "sandbox.cli", "run", "--db", f"sqlite:///{database}", "--run-id", "crash",
+               "--pause", "0.05"]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def stored() -> int:
+        if not database.exists():
+            return 0
+        with sqlite3.connect(database) as connection:
+            try:
+                return connection.execute("select count(*) from episodes").fetchone()[0]
+            except sqlite3.OperationalError:
+                return 0
+
+    deadline = time.time() + 60
+    while stored() < 5 and time.time() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=10)
+    survivors = stored()
+    assert 5 <= survivors < 72, "the run should have been killed midway"
+    with sqlite3.connect(database) as connection:
+        before = connection.execute("select id, task_set, task_id from episodes order by id").fetchall()
+
+    resumed = CliRunner().invoke(app, ["run", "--db", f"sqlite:///{database}", "--run-id", "crash", "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    with sqlite3.connect(database) as connection:
+        after = connection.execute("select id, task_set, task_id from episodes order by id").fetchall()
+        orphans = connection.execute(
+            "select count(*) from calls where episode_id not in (select id from episodes)").fetchone()[0]
+    assert after[:len(before)] == before  # finished episodes kept, untouched
+    assert len(after) == 72 and len({(s, t) for _, s, t in after}) == 72
+    assert orphans == 0
+    assert "1.000" in resumed.output
+
+
+def test_cli_run_and_report(tmp_path: Path) -> None:
+    runner = CliRunner()
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    result = runner.invoke(app, ["run", "--db", url, "--limit", "4", "--agent", "noisy", "--noise", "0.5"])
+    assert result.exit_code == 0, result.output
+    assert "run-1" in result.output and "banking/zh" in result.output
+    again = runner.invoke(app, ["run", "--db", url, "--run-id", "run-1"])
+    assert again.exit_code == 2 and "already exists" in again.output
+    page = tmp_path / "report.html"
+    shown = runner.invoke(app, ["report", "--db", url, "--html", str(page)])
+    assert shown.exit_code == 0, shown.output
+    text = page.read_text()
+    assert text.count("data:image/png;base64,") == 2 and "<table>" in text
+    assert "http" not in text.replace("http-equiv", "")  # self-contained: nothing fetched
+    for bad in (["run", "--agent", "psychic"], ["run", "--tasks", "nope"], ["run", "--resume"],
+                ["report", "--db", url, "--run-id", "nope"], ["run", "--agent", "llm"]):
+        failed = runner.invoke(app, bad)
+        assert failed.exit_code == 2 and failed.output.startswith("error:") and "Traceback" not in failed.output
+
+
+def test_html_report_names_the_failed_episodes(tmp_path: Path) -> None:
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    execute_run(store, "r", task_sets(6), AgentSpec("noisy", noise=0.6, seed=1))
+    page = html_report(store, "r")
+    failed = [e.task_id for e in store.episodes("r") if not e.success]
+    assert failed and all(task_id in page for task_id in failed)
+
+
+# -- PostgreSQL -----------------------------------------------------------------------------------
+
+
+def _pg_bin(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    for folder in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
+        if (folder / name).exists():
+            return str(folder / name)
+    return None
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
+    initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
+    if not (initdb and pg_ctl):
+        pytest.skip("no PostgreSQL server binaries (initdb, pg_ctl) on this machine")
+    prefix: list[str] = []
+    # Not pytest's tmp_path: the server user must be able to reach the folder.
+    tmp_path = Path(tempfile.mkdtemp(prefix="toolworlds-pg-"))
+    if os.geteuid() == 0:
+        if shutil.which("runuser") is None:
+            pytest.skip("running as root without runuser: PostgreSQL refuses to start as root")
+        prefix = ["runuser", "-u", "postgres", "--"]
+        tmp_path.chmod(0o777)
+    data = tmp_path / "pgdata"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    try:
+        subprocess.run([*prefix, initdb, "-D", str(data), "-A", "trust", "-U", "postgres"], check=True,
+                       capture_output=True, timeout=120)
+        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-w", "-l", str(tmp_path / "pg.log"), "-o",
+                        f"-p {port} -k {tmp_path} -c listen_addresses=127.0.0.1", "start"], check=True,
+                       capture_output=True, timeout=120)
+    except subprocess.CalledProcessError as exc:
+        pytest.skip(f"could not start a PostgreSQL server here: {exc.stderr.decode(errors='replace')[-300:]}")
+    except (subprocess.TimeoutExpired, OSError) as exc:
+        pytest.skip(f"could not start a PostgreSQL server here: {exc}")
+    try:
+        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True,
+                       timeout=60)
+        shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_runs_work_on_postgresql(postgres_url: str) -> None:
+    store = RunStore(postgres_url)
+    execute_run(store, "pg", task_sets(3), AgentSpec("noisy", noise=0.3, seed=1))
+    assert len(store.episodes("pg")) == 6
+    execute_run(store, "pg", task_sets(4), AgentSpec("noisy", noise=0.3, seed=1))
+    assert len(store.episodes("pg")) == 8
+    sqlite = RunStore("sqlite://")
+    execute_run(sqlite, "pg", task_sets(4), AgentSpec("noisy", noise=0.3, seed=1))
+    assert scores(store, "pg") == scores(sqlite, "pg")
+    store.close()
+
+
+def test_html_report_renders_in_headless_chromium(tmp_path: Path) -> None:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("Chromium is not installed (scripts/check_report.sh installs it and takes the screenshot)")
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    execute_run(store, "r", task_sets(4), AgentSpec("noisy", noise=0.5, seed=3))
+    page = tmp_path / "report.html"
+    page.write_text(html_report(store, "r"))
+    shot = tmp_path / "report.png"
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1000,1400",
+                    f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=120, check=True)
+    assert shot.stat().st_size > 30_000  # a page with two plots, not a blank one
+    dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile2'}",
+                          "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120).stdout
+    assert dom.count("<img") == 2 and "End-to-end accuracy per category" in dom
