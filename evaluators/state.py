@@ -38,8 +38,13 @@ class StateComparison:
                 "notes": list(self.notes)}
 
 
-def compare_states(expected: Any, actual: Any, mode: Mode = "exact") -> StateComparison:
-    """Compare states given as `{App: {field: value}}` or ACEBench's `[{App: {...}}, ...]`."""
+def compare_states(expected: Any, actual: Any, mode: Mode = "exact", *, misspelled: str = "match"
+                   ) -> StateComparison:
+    """Compare states given as `{App: {field: value}}` or ACEBench's `[{App: {...}}, ...]`.
+
+    `misspelled` (acebench mode): "match" compares an expected class whose name is not in
+    the state with the closest real class; "skip" leaves it uncompared, as the reference does.
+    """
     expected_map, expected_notes = _as_mapping(expected, "expected")
     actual_map, actual_notes = _as_mapping(actual, "actual")
     notes = expected_notes + actual_notes
@@ -49,14 +54,18 @@ def compare_states(expected: Any, actual: Any, mode: Mode = "exact") -> StateCom
         return StateComparison(not diff and not notes, diff, _fraction(diff, total), tuple(notes))
     if mode != "acebench":
         raise ValueError(f"unknown comparison mode {mode!r}; use 'exact' or 'acebench'")
-    return _acebench(expected_map, actual_map, notes)
+    return _acebench(expected_map, actual_map, notes, misspelled)
 
 
-def _acebench(expected: Mapping[str, Any], actual: Mapping[str, Any], notes: list[str]) -> StateComparison:
+def _acebench(expected: Mapping[str, Any], actual: Mapping[str, Any], notes: list[str],
+              misspelled: str = "match") -> StateComparison:
     expected_view: dict[str, Any] = {}
     actual_view: dict[str, Any] = {}
     compared = 0
     for written_name, attributes in expected.items():
+        if misspelled == "skip" and written_name not in actual:
+            notes.append(f"expected class {written_name!r} is not in the state and was not compared")
+            continue
         name = _resolve_class(written_name, actual, notes)
         if name is None:
             expected_view[written_name] = attributes

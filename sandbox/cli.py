@@ -284,6 +284,42 @@ def report(
     store.close()
 
 
+@app.command()
+def score(
+    family: Annotated[str, typer.Argument(help="Benchmark: acebench.")],
+    results: Annotated[Path, typer.Option(help="Folder of result files data_<category>_result.json.")],
+    data: Annotated[Path | None, typer.Option(help="Benchmark data folder (default: the data folder).")] = None,
+    lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
+    mode: Annotated[str, typer.Option(help="compat (the reference's verdicts) or strict (bugs fixed).")] = "compat",
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write per-category and per-item results.")] = None,
+) -> None:
+    """Score a model's result files the way the benchmark does (compat) or correctly (strict)."""
+    from .report import benchmark_table
+
+    if family != "acebench":
+        raise fail(f"unknown benchmark {family!r}; available: acebench")
+    if mode not in ("compat", "strict"):
+        raise fail("--mode must be compat or strict")
+    from evaluators.acebench import score_directory, summarize
+
+    root = data or _default_data("acebench")
+    if root is None:
+        raise fail("no ACEBench data found: pass --data DIR or set TOOLWORLDS_DATA")
+    folder = root / f"data_{lang}" if (root / f"data_{lang}").is_dir() else root
+    if not results.is_dir():
+        raise fail(f"{results} is not a folder")
+    scores = score_directory(folder, results, mode)  # type: ignore[arg-type]
+    if not scores:
+        raise fail(f"no result files (data_<category>_result.json) in {results} match the data in {folder}")
+    summary = summarize({name: s.accuracy for name, s in scores.items()})
+    console.print(benchmark_table(scores, summary, title=f"ACEBench ({lang}, {mode})"))
+    if json_path is not None:
+        payload = {"mode": mode, "summary": summary,
+                   "categories": {name: {"accuracy": s.accuracy, "total": s.total, "process": s.process,
+                                         "items": s.items} for name, s in scores.items()}}
+        json_path.write_text(json.dumps(payload, indent=2, ensure_ascii=False))
+
+
 def main() -> None:
     app()
 

@@ -146,3 +146,18 @@ def _error_plot(episodes: list[EpisodeRow]) -> str:
     image = _png(figure)
     plt.close(figure)
     return image
+
+
+def benchmark_table(scores: dict, summary: dict[str, float], title: str) -> Table:
+    """ACEBench's table: each category, then the group summaries and the overall score."""
+    table = Table(title=title)
+    for column in ("category", "accuracy", "items"):
+        table.add_column(column, justify="right" if column != "category" else "left", no_wrap=True)
+    for name, category in scores.items():
+        extra = f" (process {category.process:.3f})" if category.process is not None else ""
+        table.add_row(name, f"{category.accuracy:.3f}{extra}", str(category.total))
+    table.add_section()
+    for group in ("atom", "single_turn", "multi_turn", "normal", "special", "agent", "overall"):
+        table.add_row(group, f"{summary[group]:.3f}", "", style="bold" if group in ("normal", "special", "agent",
+                                                                                      "overall") else None)
+    return table
