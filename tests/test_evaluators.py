@@ -334,3 +334,75 @@ def test_toolbench_metrics() -> None:
     nothing = score_sequence(expected, "I would search and then book.")
     assert not nothing.resolved and nothing.tool_selection_accuracy is None
     assert score_sequence([], "[]").error == "No ground truth available"
+
+
+# -- structured process (milestones DAG) -----------------------------------------------------------------
+
+
+def banking_log(*messages: str) -> list:
+    from scenarios.banking import banking_world
+
+    world = banking_world(initial_config={"BaseApi": {"wifi": True, "logged_in": True}})
+    for message in messages:
+        world.execute(message)
+    return list(world.log)
+
+
+def test_milestones_follow_the_dag_and_report_each_match() -> None:
+    from evaluators.milestones import Milestone, evaluate_process
+
+    milestones = [
+        Milestone("login", "login_bank", {"customer_id": "C001"}),
+        Milestone("pay", "transfer", {"to_account_id": "A003", "amount": 100}, after=("login",)),
+        Milestone("check", "get_balance", {"account_id": "A001"}, after=("pay",)),
+    ]
+    good = banking_log("[login_bank(customer_id='C001', password='eve2024')]",
+                       "[transfer(customer_id='C001', from_account_id='A001', to_account_id='A003', amount=100)]",
+                       "[get_balance(customer_id='C001', account_id='A001')]")
+    report = evaluate_process(milestones, good)
+    assert report.score == 1.0 and [m.call_seq for m in report.milestones] == [0, 1, 2]
+    # the balance check before the payment does not count: it must come after "pay"
+    early = banking_log("[login_bank(customer_id='C001', password='eve2024')]",
+                        "[get_balance(customer_id='C001', account_id='A001')]",
+                        "[transfer(customer_id='C001', from_account_id='A001', to_account_id='A003', amount=100)]")
+    assert evaluate_process(milestones, early).score == round(2 / 3, 4)
+
+
+def test_milestone_similarity_modes() -> None:
+    from evaluators.milestones import Milestone, evaluate_process
+
+    log = banking_log("[login_bank(customer_id='C001', password='eve2024')]",
+                      "[transfer(customer_id='C001', from_account_id='A001', to_account_id='A003', amount=101, "
+                      "memo='Rent')]")
+    subset = Milestone("pay", "transfer", {"amount": 100, "memo": "rent"})
+    assert evaluate_process([subset], log).milestones[0].similarity == 0.5  # memo matches, amount does not
+    tolerant = Milestone("pay", "transfer", {"amount": 100, "memo": "rent"}, tolerance=0.05)
+    assert evaluate_process([tolerant], log).score == 1.0
+    exact = Milestone("pay", "transfer", {"amount": 101, "memo": "Rent"}, match="exact")
+    assert evaluate_process([exact], log).score == round(2 / 5, 4)  # three arguments it did not expect
+
+
+def test_minefields_zero_the_score() -> None:
+    from evaluators.milestones import Milestone, Minefield, evaluate_process
+
+    log = banking_log("[login_bank(customer_id='C001', password='eve2024')]",
+                      "[withdraw(customer_id='C001', account_id='A002', amount=10)]")
+    milestones = [Milestone("login", "login_bank", {"customer_id": "C001"})]
+    assert evaluate_process(milestones, log).score == 1.0
+    report = evaluate_process(milestones, log, minefields=[Minefield("no-savings", "withdraw",
+                                                                      {"account_id": "A002"})])
+    assert report.score == 0.0 and report.minefields_hit == ("no-savings",)
+    state_mine = Minefield("frozen", path="Bank.accounts.A002.status", value="frozen")
+    assert evaluate_process(milestones, log, minefields=[state_mine],
+                            end_state={"Bank": {"accounts": {"A002": {"status": "open"}}}}).score == 1.0
+
+
+def test_milestone_definitions_are_checked() -> None:
+    import graphlib
+
+    from evaluators.milestones import Milestone, evaluate_process
+
+    with pytest.raises(ValueError, match="unknown"):
+        evaluate_process([Milestone("a", "x", after=("zzz",))], [])
+    with pytest.raises(graphlib.CycleError):
+        evaluate_process([Milestone("a", "x", after=("b",)), Milestone("b", "x", after=("a",))], [])
