@@ -31,6 +31,7 @@ _SET = 3
 _TRUNCATE = 4  # list grew at its end: cut it back to a length
 _KEY_NEW = 5  # a dict key was added: remove it
 _KEY_OLD = 6  # a dict key's value was replaced: put the old value back
+_FIELD_SET = 7  # a model field became "set" (pydantic's fields_set): unset it
 
 
 class Journal:
@@ -65,8 +66,12 @@ class Journal:
         )
 
     def attribute(self, obj: Any, name: str) -> None:
-        """Remember an attribute's value before it is replaced."""
-        self._log().append((_ATTR, obj, name, obj.__dict__.get(name, _MISSING)))
+        """Remember an attribute's value (and whether pydantic counted it as set) before it is replaced."""
+        entries = self._log()
+        entries.append((_ATTR, obj, name, obj.__dict__.get(name, _MISSING)))
+        fields_set = getattr(obj, "__pydantic_fields_set__", None)
+        if fields_set is not None and name not in fields_set:
+            entries.append((_FIELD_SET, obj, name, None))
 
     def container(self, obj: Any) -> None:
         """Remember a container's contents before its first change in this call."""
@@ -128,6 +133,8 @@ class Journal:
                 dict.pop(obj, name, None)
             elif kind == _KEY_OLD:
                 dict.__setitem__(obj, name, old)
+            elif kind == _FIELD_SET:
+                obj.__pydantic_fields_set__.discard(name)
             else:
                 set.clear(obj)
                 set.update(obj, old)

@@ -87,9 +87,13 @@ class RunStore:
         self.engine.dispose()
 
     def new_run_id(self) -> str:
+        """The first free name of the form run-N (names given with --run-id are skipped over)."""
         with Session(self.engine) as session:
-            count = len(session.exec(select(RunRow.run_id)).all())
-        return f"run-{count + 1}"
+            taken = set(session.exec(select(RunRow.run_id)).all())
+        number = len(taken) + 1
+        while f"run-{number}" in taken:
+            number += 1
+        return f"run-{number}"
 
     def start_run(self, run_id: str, agent: str, config: dict[str, Any]) -> None:
         with Session(self.engine) as session:

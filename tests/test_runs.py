@@ -213,3 +213,12 @@ def test_html_report_renders_in_headless_chromium(tmp_path: Path) -> None:
                           "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile2'}",
                           "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120).stdout
     assert dom.count("<img") == 2 and "End-to-end accuracy per category" in dom
+
+
+def test_generated_run_ids_never_reuse_a_taken_name(tmp_path: Path) -> None:
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    store.start_run("run-2", "oracle", {})
+    assert store.new_run_id() == "run-3"
+    store.start_run("run-3", "oracle", {})
+    store.start_run("mine", "oracle", {})
+    assert store.new_run_id() == "run-4"

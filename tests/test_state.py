@@ -197,3 +197,16 @@ def test_appending_to_a_long_list_does_not_copy_it() -> None:
     assert saved == 1000  # only the old length is kept
     journal.rollback()
     assert len(root.items) == 1000
+
+
+def test_rollback_restores_which_fields_count_as_set() -> None:
+    leaf = Leaf(name="a")
+    assert leaf.model_dump(exclude_unset=True) == {"name": "a"}
+    journal = Journal("test", read_only=False)
+    token = begin(journal)
+    try:
+        leaf.values = [1]
+    finally:
+        end(token)
+    journal.rollback()
+    assert leaf.model_dump(exclude_unset=True) == {"name": "a"}
