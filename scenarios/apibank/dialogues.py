@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from sandbox import ParseError, parse_message
 
-LEVEL_FOLDERS = {1: "level-1-given-desc", 2: "level-2-toolsearcher"}
+LEVEL_FOLDERS = MappingProxyType({1: "level-1-given-desc", 2: "level-2-toolsearcher"})
 
 
 class ApiCall(BaseModel):
