@@ -136,12 +136,18 @@ def _family_arg(family: str) -> None:
 
 @app.command()
 def replay(
-    family: Annotated[str, typer.Argument(help="Task family: acebench or banking.")],
+    family: Annotated[str, typer.Argument(help="acebench, banking or apibank.")],
     data: Annotated[Path | None, typer.Option(help="Benchmark folder or task file (default: the data folder).")] = None,
     lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
     json_path: Annotated[Path | None, typer.Option("--json", help="Write one result object per task here.")] = None,
 ) -> None:
-    """Run every task's gold path in a fresh world and compare the end state with the ground truth."""
+    """Run every task's gold path in a fresh world and compare the end state with the ground truth.
+
+    For apibank: replay every recorded call of every dialogue in a fresh world.
+    """
+    if family == "apibank":
+        _replay_apibank(data, json_path)
+        return
     _family_arg(family)
     diagnoses, problems = _diagnoses(family, data, lang)
     table = Table(title=f"{family} replay ({lang})")
@@ -157,6 +163,37 @@ def replay(
         console.print(f"[yellow]skipped:[/] {problem}", highlight=False)
     if json_path is not None:
         json_path.write_text(json.dumps([d.to_json() for d in diagnoses], indent=2, ensure_ascii=False))
+
+
+def _replay_apibank(data: Path | None, json_path: Path | None) -> None:
+    from collections import Counter
+
+    from scenarios.apibank.replay import replay as replay_calls
+    from scenarios.datasets import dataset_dir
+
+    source = data or dataset_dir("api-bank")
+    if source is None:
+        raise fail("no API-Bank data found: pass --data DIR or set TOOLWORLDS_DATA")
+    if not (source / "init_database").is_dir():
+        raise fail(f"{source} is not an API-Bank folder (no init_database/)")
+    rows = replay_calls(source)
+    totals: Counter[str] = Counter()
+    exact: Counter[str] = Counter()
+    checked: Counter[str] = Counter()
+    for row in rows:
+        totals[row.api_name] += 1
+        exact[row.api_name] += row.exact
+        checked[row.api_name] += row.check
+    table = Table(title="apibank replay")
+    for column in ("API", "calls", "exact", "check"):
+        table.add_column(column, justify="left" if column == "API" else "right")
+    for name in sorted(totals, key=lambda n: (-totals[n], n)):
+        style = None if exact[name] == totals[name] else "yellow"
+        table.add_row(name, str(totals[name]), str(exact[name]), str(checked[name]), style=style)
+    console.print(table)
+    console.print(f"{len(rows)} calls: {sum(exact.values())} reproduce exactly, {sum(checked.values())} pass the check")
+    if json_path is not None:
+        json_path.write_text(json.dumps([r.to_json() for r in rows], indent=2, ensure_ascii=False))
 
 
 @app.command()

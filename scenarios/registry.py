@@ -34,6 +34,8 @@ FAMILIES: Mapping[str, WorldFamily] = MappingProxyType({
                     "scenarios.acebench:acebench_world"),
         WorldFamily("banking", "The banking world the ACEBench paper describes: accounts, payments, loans.",
                     "scenarios.banking:banking_world"),
+        WorldFamily("apibank", "API-Bank's APIs (apis/) as one offline, deterministic world.",
+                    "scenarios.apibank:apibank_world"),
     )
 })
 

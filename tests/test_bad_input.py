@@ -25,7 +25,13 @@ def banking() -> World:
     return world
 
 
-WORLDS: dict[str, Callable[[], World]] = {"acebench": acebench, "banking": banking}
+def apibank() -> World:
+    from scenarios.apibank import apibank_world
+
+    return apibank_world()
+
+
+WORLDS: dict[str, Callable[[], World]] = {"acebench": acebench, "banking": banking, "apibank": apibank}
 CASES = [(family, tool) for family, make in WORLDS.items() for tool in sorted(make().tools)]
 HOSTILE_STRINGS = ["", "__import__('os').system('echo pwned')", "'; DROP TABLE users; --", "\x00\ud800",
                    "x" * 10_000, "Eve\n", "{{message}}", "%s%s%s"]
@@ -54,7 +60,7 @@ def test_extra_argument_is_refused(family: str, name: str) -> None:
     assert_refused_without_change(world, name, {**plausible(world.tools[name]), "definitely_not_a_parameter": 1})
 
 
-@pytest.mark.parametrize(("family", "name"), CASES)
+@pytest.mark.parametrize(("family", "name"), [c for c in CASES if WORLDS[c[0]]().tools[c[1]].parameters["required"]])
 def test_missing_argument_is_refused(family: str, name: str) -> None:
     world = WORLDS[family]()
     spec = world.tools[name]

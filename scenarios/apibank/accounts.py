@@ -1,0 +1,139 @@
+"""Accounts (users, passwords, tokens) and the bank APIs that use them."""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+from sandbox import App, StateModel
+
+from .base import ApiError, api
+
+
+class AccountsState(StateModel):
+    accounts: dict[str, Any] = {}  # username -> {password, token, email}
+    verification_code: int | None = None
+    reset_user: str | None = None
+
+
+class RandomSource:
+    """Seeded draws, or values queued by a replay so that recorded random ids come back."""
+
+    queued: tuple[str, ...] = ()
+
+    def queue(self, value: str) -> None:
+        self.queued = (*self.queued, value)
+
+    def take(self) -> str | None:
+        if not self.queued:
+            return None
+        value, self.queued = self.queued[0], self.queued[1:]
+        return value
+
+
+class Accounts(App[AccountsState], RandomSource):
+    """User accounts and their tokens (Account.json)."""
+
+    app_name = "Accounts"
+
+    def username_for(self, token: str) -> str:
+        """The token checker every token-gated API uses (first match wins)."""
+        for username, record in self.state.accounts.items():
+            if record.get("token") == token:
+                return username
+        raise ApiError("The token is invalid.")
+
+    @api("GetUserToken", mutates=False)
+    def get_user_token(self, username: str, password: str) -> dict:
+        record = self.state.accounts.get(username)
+        if record is None:
+            raise ApiError("The username does not exist.")
+        if record.get("password") != password:
+            raise ApiError("The password is incorrect.")
+        return {"token": record["token"]}
+
+    @api("CheckToken", mutates=False, omit_name=True)
+    def check_token(self, token: str) -> dict:
+        return {"username": self.username_for(token)}
+
+    @api("RegisterUser", omit_name=True)
+    def register_user(self, username: str, password: str, email: str) -> dict:
+        if username in self.state.accounts:
+            raise ApiError("The username already exists.")
+        token = self.take()
+        if token is None:
+            alphabet = string.ascii_letters + string.digits
+            token = "".join(self.world.rng.generator().choices(alphabet, k=18)).lower()
+        self.state.accounts[username] = {"password": password, "token": token, "email": email}
+        return {"token": token}
+
+    @api("DeleteAccount", omit_name=True)
+    def delete_account(self, token: str) -> dict:
+        username = self.username_for(token)
+        del self.state.accounts[username]
+        return {"status": "success"}
+
+    @api("ModifyPassword")
+    def modify_password(self, token: str, old_password: str, new_password: str) -> dict:
+        username = self.username_for(token)
+        record = self.state.accounts[username]
+        if record.get("password") != old_password:
+            raise ApiError("The old password is incorrect.")
+        record["password"] = new_password
+        return {"status": "success"}
+
+    @api("ForgotPassword", echo="given", omit_name=True)
+    def forgot_password(self, status: str, username: str | None = None, email: str | None = None,
+                        verification_code: int | None = None, new_password: str | None = None) -> int | str:
+        state = self.state
+        if status == "Forgot Password":
+            if username is None or email is None:
+                raise ApiError("The username and email are required for the first call.")
+            record = state.accounts.get(username)
+            if record is None:
+                raise ApiError("The username does not exist.")
+            if record.get("email") != email:
+                raise ApiError("The email is incorrect.")
+            state.verification_code = 970420  # the reference's fixed code
+            state.reset_user = username
+            return state.verification_code
+        if status == "Verification Code":
+            if not state.verification_code:
+                raise ApiError("You need to call the API with status 'Forgot Password' at first.")
+            if new_password is None or verification_code is None:
+                raise ApiError("The new password and verification code are required for the second call.")
+            if verification_code != state.verification_code:
+                raise ApiError("The verification code is incorrect.")
+            state.accounts[state.reset_user]["password"] = new_password  # type: ignore[index]
+            return "success"
+        raise ApiError("The status is only 'Forgot Password' or 'Verification Code'.")
+
+
+class BankState(StateModel):
+    balances: dict[str, Any] = {}  # username -> {balance, age, city} (Bank.json)
+    opened: dict[str, Any] = {"0": {"account": "test", "password": "test", "name": "yifei"}}
+
+
+class Bank(App[BankState]):
+    """Balances (Bank.json) and OpenBankAccount's own small registry."""
+
+    app_name = "BankAccounts"
+
+    @api("QueryBalance", mutates=False)
+    def query_balance(self, token: str) -> float:
+        try:
+            username = self.world.app("Accounts").username_for(token)  # type: ignore[attr-defined]
+        except ApiError:
+            raise ApiError("The token is incorrect.") from None
+        record = self.state.balances.get(username)
+        if record is None:
+            raise ApiError("The user does not have an account.")
+        return record["balance"]
+
+    @api("OpenBankAccount")
+    def open_bank_account(self, account: str, password: str, name: str) -> str:
+        opened = self.state.opened
+        if any(entry.get("account") == account for entry in opened.values()):
+            return "failed"
+        opened[str(len(opened) + 1)] = {"account": account, "password": password, "name": name}
+        return "success"

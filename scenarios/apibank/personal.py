@@ -1,0 +1,255 @@
+"""The personal organiser APIs: agenda, alarms, reminders, meetings (all token-gated)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sandbox import App
+
+from .base import ApiError, LiteralStrList, Records, api, strict_time
+
+
+class _Gated(App[Records]):
+    """Records keyed by id, owned by the user a token belongs to."""
+
+    def user(self, token: str) -> str:
+        return self.world.app("Accounts").username_for(token)  # type: ignore[attr-defined]
+
+    def mine(self, username: str) -> list[tuple[str, dict[str, Any]]]:
+        return [(key, record) for key, record in self.state.records.items() if record.get("username") == username]
+
+    def next_key_by_count(self) -> str:
+        """len+1, the reference's rule for agenda and alarm ids (skipping ids in use, which it overwrote)."""
+        records = self.state.records
+        number = len(records) + 1
+        while str(number) in records:
+            number += 1
+        return str(number)
+
+    def next_key_by_max(self) -> str:
+        """One above the largest integer id, the reference's rule for reminders and meetings."""
+        numbers = [int(key) for key in self.state.records if str(key).lstrip("-").isdigit()]
+        return str(max(numbers) + 1) if numbers else "0"
+
+
+class Agenda(_Gated):
+    """Agenda items (Agenda.json)."""
+
+    app_name = "Agenda"
+
+    def _find(self, username: str, content: str, time: str) -> tuple[str, dict[str, Any]] | None:
+        return next(((k, r) for k, r in self.mine(username) if r.get("content") == content or r.get("time") == time),
+                    None)
+
+    @api("AddAgenda")
+    def add_agenda(self, token: str, content: str, time: str, location: str) -> str:
+        strict_time(time)
+        if content.strip() == "":
+            raise ApiError("Content should not be null")
+        username = self.user(token)
+        self.state.records[self.next_key_by_count()] = {"username": username, "content": content, "time": time,
+                                                        "location": location}
+        return "success"
+
+    @api("DeleteAgenda")
+    def delete_agenda(self, token: str, content: str, time: str, location: str) -> str:
+        if time:
+            strict_time(time)
+        found = self._find(self.user(token), content, time)
+        if found is not None:
+            del self.state.records[found[0]]
+        elif content:
+            raise ApiError(f"You have no meeting about {content}")
+        elif time:
+            raise ApiError(f"You have no meeting at time : {time}")
+        return "success"
+
+    @api("ModifyAgenda")
+    def modify_agenda(self, token: str, content: str, time: str, location: str) -> str:
+        if time:
+            strict_time(time)
+        username = self.user(token)
+        found = self._find(username, content, time)
+        if found is not None:
+            self.state.records[found[0]] = {"username": username, "content": content, "time": time,
+                                            "location": location}
+            return "success"
+        if content:
+            raise ApiError(f"You have no agenda about {content}")
+        if time:
+            raise ApiError(f"You have no agenda at time : {time}")
+        raise ApiError("Error")
+
+    @api("QueryAgenda", mutates=False)
+    def query_agenda(self, token: str, content: str, time: str, location: str) -> dict:
+        if time:
+            strict_time(time)
+        found = self._find(self.user(token), content, time)
+        if found is not None:
+            return found[1]
+        if content:
+            raise ApiError(f"You have no agenda about {content}")
+        if time:
+            raise ApiError(f"You have no agenda at time : {time}")
+        raise ApiError("Error")
+
+
+class Alarm(_Gated):
+    """Alarm clocks (Alarm.json)."""
+
+    app_name = "Alarm"
+
+    def _at(self, username: str, time: str) -> tuple[str, dict[str, Any]] | None:
+        return next(((k, r) for k, r in self.mine(username) if r.get("time") == time), None)
+
+    @api("AddAlarm")
+    def add_alarm(self, token: str, time: str) -> str:
+        strict_time(time)
+        username = self.user(token)
+        self.state.records[self.next_key_by_count()] = {"username": username, "time": time}
+        return "success"
+
+    @api("DeleteAlarm")
+    def delete_alarm(self, token: str, time: str) -> str:
+        strict_time(time)
+        found = self._at(self.user(token), time)
+        if found is None:
+            raise ApiError(f"You have no alarm clock at time : {time}")
+        del self.state.records[found[0]]
+        return "success"
+
+    @api("ModifyAlarm")
+    def modify_alarm(self, token: str, from_time: str, to_time: str) -> str:
+        strict_time(from_time)
+        strict_time(to_time)
+        username = self.user(token)
+        found = self._at(username, from_time)
+        if found is None:
+            raise ApiError(f"You have no agenda at time : {from_time}")
+        self.state.records[found[0]] = {"username": username, "time": to_time}
+        return "success"
+
+    @api("QueryAlarm", mutates=False)
+    def query_alarm(self, token: str, time: str) -> dict:
+        strict_time(time)
+        found = self._at(self.user(token), time)
+        if found is None:
+            raise ApiError(f"You have no alarm clock at time : {time}")
+        return found[1]
+
+
+class Reminder(_Gated):
+    """Reminders (Reminder.json)."""
+
+    app_name = "Reminder"
+
+    def _checked(self, token: str, content: str, time: str) -> tuple[str, tuple[str, dict[str, Any]] | None]:
+        strict_time(time)
+        if content.strip() == "":
+            raise ApiError("Content should not be null")
+        username = self.user(token)
+        found = next(((k, r) for k, r in self.mine(username) if r.get("content") == content or r.get("time") == time),
+                     None)
+        return username, found
+
+    @api("AddReminder")
+    def add_reminder(self, token: str, content: str, time: str) -> str:
+        strict_time(time)
+        if content.strip() == "":
+            raise ApiError("Content should not be null")
+        username = self.user(token)
+        self.state.records[self.next_key_by_max()] = {"username": username, "content": content, "time": time}
+        return "success"
+
+    @api("DeleteReminder")
+    def delete_reminder(self, token: str, content: str, time: str) -> str:
+        _, found = self._checked(token, content, time)
+        if found is None:
+            raise ApiError(f"You have no reminder about {content} or at time : {time}")
+        del self.state.records[found[0]]
+        return "success"
+
+    @api("ModifyReminder")
+    def modify_reminder(self, token: str, content: str, time: str) -> str:
+        _, found = self._checked(token, content, time)
+        if found is None:
+            raise ApiError(f"You have no reminder about {content} or at time : {time}")
+        found[1]["content"] = content
+        found[1]["time"] = time
+        return "success"
+
+    @api("QueryReminder", mutates=False)
+    def query_reminder(self, token: str, content: str, time: str) -> dict:
+        _, found = self._checked(token, content, time)
+        if found is None:
+            raise ApiError(f"You have no reminder about {content} or at time : {time}")
+        return found[1]
+
+
+class Meeting(_Gated):
+    """Meetings (Meeting.json)."""
+
+    app_name = "Meeting"
+
+    def _checked(self, token: str, meeting_topic: str, start_time: str, end_time: str
+                 ) -> tuple[str, tuple[str, dict[str, Any]] | None]:
+        if start_time:
+            strict_time(start_time)
+        if end_time:
+            strict_time(end_time)
+        if meeting_topic.strip() == "" and not start_time:
+            raise ApiError("Meeting Topic and start_time should not be null both")
+        username = self.user(token)
+        found = next(((k, r) for k, r in self.mine(username)
+                      if r.get("meeting_topic") == meeting_topic or r.get("start_time") == start_time), None)
+        return username, found
+
+    @staticmethod
+    def _missing(meeting_topic: str, start_time: str) -> ApiError:
+        if meeting_topic:
+            return ApiError(f"You have no meeting about {meeting_topic}")
+        return ApiError(f"You have no meeting at time : {start_time}")
+
+    @api("AddMeeting")
+    def add_meeting(self, token: str, meeting_topic: str, start_time: str, end_time: str, location: str,
+                    attendees: LiteralStrList) -> str:
+        strict_time(start_time)
+        strict_time(end_time)
+        if meeting_topic.strip() == "":
+            raise ApiError("Meeting Topic should not be null")
+        username = self.user(token)
+        self.state.records[self.next_key_by_max()] = {
+            "username": username, "meeting_topic": meeting_topic, "start_time": start_time, "end_time": end_time,
+            "location": location, "attendees": attendees}
+        return "success"
+
+    @api("DeleteMeeting")
+    def delete_meeting(self, token: str, meeting_topic: str, start_time: str, end_time: str, location: str,
+                       attendees: LiteralStrList) -> str:
+        _, found = self._checked(token, meeting_topic, start_time, end_time)
+        if found is None:
+            raise self._missing(meeting_topic, start_time)
+        del self.state.records[found[0]]
+        return "success"
+
+    @api("ModifyMeeting")
+    def modify_meeting(self, token: str, meeting_topic: str, start_time: str, end_time: str, location: str,
+                       attendees: LiteralStrList) -> str:
+        _, found = self._checked(token, meeting_topic, start_time, end_time)
+        if found is None:
+            raise self._missing(meeting_topic, start_time)
+        record = found[1]
+        if meeting_topic:
+            record["meeting_topic"] = meeting_topic
+        if start_time:
+            record["start_time"] = start_time
+            record["end_time"] = end_time
+        return "success"
+
+    @api("QueryMeeting", mutates=False)
+    def query_meeting(self, token: str, meeting_topic: str, start_time: str, end_time: str, location: str,
+                      attendees: LiteralStrList) -> dict:
+        _, found = self._checked(token, meeting_topic, start_time, end_time)
+        if found is None:
+            raise self._missing(meeting_topic, start_time)
+        return found[1]

@@ -1,0 +1,123 @@
+"""Replaying API-Bank's recorded calls statefully: one fresh world per dialogue.
+
+Every recorded call runs in order with its recorded `param_dict`, and the envelope the
+world produces is compared with the recorded one. Two kinds of recorded facts are fed
+back so that replay can be exact: random ids (appointment ids, tokens), queued on the
+app that draws them, and responses the reference fetched from the network or a model,
+read from a cassette built from the dialogues.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from sandbox import CallRecord, World
+
+from .dialogues import Dialogue, load_dialogues
+from .knowledge import Cassette
+from .world import apibank_world
+
+RECORDED_APIS = ("ToolSearcher", "Dictionary", "Translate", "SearchEngine")
+# APIs whose output is random: the app that draws it, and where the value sits in the output.
+RANDOM_OUTPUTS = MappingProxyType({
+    "AppointmentRegistration": ("Hospital", None),
+    "RegisterUser": ("Accounts", "token"),
+})
+
+
+def envelope(world: World, record: CallRecord) -> dict[str, Any]:
+    """The reference's result envelope for a call record."""
+    spec = world.tools.get(record.tool or "")
+    meta = getattr(spec.function, "__apibank__", {}) if spec is not None else {}
+    raw = record.arguments if isinstance(record.arguments, dict) else {}
+    if meta.get("echo") == "none":
+        given: Any = None
+    elif record.validated is None:
+        given = raw
+    else:
+        validated = dict(record.validated)
+        aliases = {}
+        if spec is not None:
+            for field, info in spec.args_model.model_fields.items():
+                choices = getattr(info.validation_alias, "choices", None) or ()
+                aliases.update({alias: field for alias in choices if isinstance(alias, str) and alias != field})
+        given = {}
+        for key in raw:
+            field = aliases.get(key, key)
+            if field in validated:
+                given[key] = validated.pop(field)
+        if meta.get("echo") != "given":
+            given.update(validated)
+    result: dict[str, Any] = {}
+    if not meta.get("omit_name"):
+        result["api_name"] = record.tool
+    result["input"] = given
+    result["output"] = record.result if record.ok else None
+    result["exception"] = None if record.ok else record.error.message  # type: ignore[union-attr]
+    return result
+
+
+def build_cassette(dialogues: Iterable[Dialogue], apis: Sequence[str] = RECORDED_APIS) -> Cassette:
+    """Recorded responses of the network- and model-backed APIs, from dialogues."""
+    entries: dict[tuple[str, str], tuple[Any, str | None]] = {}
+    for dialogue in dialogues:
+        for call in dialogue.api_calls:
+            if call.api_name in apis and call.result is not None:
+                arguments = dict(call.result.get("input") or call.param_dict)
+                if call.api_name == "Translate":
+                    arguments = {"src": arguments.get("src"), "src_lang": arguments.get("src_lang"),
+                                 "tgt_lang": arguments.get("tgt_lang")}
+                entries[Cassette.key(call.api_name, arguments)] = (call.result.get("output"),
+                                                                   call.result.get("exception"))
+    return Cassette(entries)
+
+
+@dataclass(frozen=True)
+class CallReplay:
+    file: str
+    index: int
+    api_name: str
+    exact: bool
+    check: bool
+    reason: str
+    produced: dict[str, Any]
+    recorded: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "index": self.index, "api_name": self.api_name, "exact": self.exact,
+                "check": self.check, "reason": self.reason}
+
+
+def _normal(value: Any) -> Any:
+    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def replay(data: str | Path, *, cassette: bool = True, levels: tuple[int, ...] = (1, 2)) -> list[CallReplay]:
+    from .checks import check_call, explain
+
+    root = Path(data)
+    dialogues = load_dialogues(root / "lv1-lv2-samples" if (root / "lv1-lv2-samples").is_dir() else root, levels)
+    recorded = build_cassette(dialogues) if cassette else None
+    prototype = apibank_world(root / "init_database", cassette=recorded)
+    results = []
+    for dialogue in dialogues:
+        world = prototype.fork()
+        for index, call in enumerate(dialogue.api_calls):
+            expected = _normal(call.result or {})
+            random_source = RANDOM_OUTPUTS.get(call.api_name)
+            if random_source is not None and expected.get("output"):
+                app, field = random_source
+                output = expected["output"]
+                world.app(app).queue(output[field] if field else output)  # type: ignore[attr-defined]
+            record = world.call(call.api_name, call.param_dict)
+            produced = _normal(envelope(world, record))
+            exact = produced == expected
+            check = check_call(call.api_name, produced, expected)
+            reason = "" if exact else explain(call.api_name, produced, expected)
+            results.append(CallReplay(dialogue.file, index, call.api_name, exact, check, reason, produced, expected))
+    return results

@@ -1,0 +1,61 @@
+"""Building API-Bank worlds from an init_database folder or from the bundled default data."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+from sandbox import World
+
+from .accounts import Accounts, Bank
+from .knowledge import Cassette, Knowledge, Utilities
+from .personal import Agenda, Alarm, Meeting, Reminder
+from .services import Health, Hospital, Hotel, SmartHome, Stock
+
+TODAY = dt.datetime(2023, 3, 31, 9, 0, 0)  # the date API-Bank's GetToday is pinned to
+DEFAULT_DATA = Path(__file__).with_name("default_data.json")
+
+# init_database file -> (app, state field)
+FILES = (
+    ("Account", "Accounts", "accounts"), ("Bank", "BankAccounts", "balances"), ("Agenda", "Agenda", "records"),
+    ("Alarm", "Alarm", "records"), ("Reminder", "Reminder", "records"), ("Meeting", "Meeting", "records"),
+    ("Appointments", "Hospital", "records"), ("HealthData", "Health", "health"), ("Symptom", "Health", "symptoms"),
+    ("Scenes", "SmartHome", "scenes"), ("TimeSwitch", "SmartHome", "switches"), ("Hotel", "Hotel", "orders"),
+    ("Stock", "Stock", "prices"), ("History", "Knowledge", "history"), ("Wiki", "Knowledge", "wiki"),
+    ("SearchEngine", "Knowledge", "search"), ("ImageCaptioning", "Knowledge", "images"),
+    ("SpeechRecognition", "Knowledge", "speech"), ("QuestionAnswering", "Knowledge", "documents"),
+)
+
+
+def read_database(folder: Path | None) -> dict[str, dict[str, Any]]:
+    """Per app, the state fields an init_database folder (or the bundled data) fills."""
+    if folder is None:
+        raw: dict[str, Any] = json.loads(DEFAULT_DATA.read_text(encoding="utf-8"))
+    else:
+        raw = {name: json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
+               for name, _, _ in FILES if (folder / f"{name}.json").is_file()}
+    config: dict[str, dict[str, Any]] = {}
+    for name, app, field in FILES:
+        if name in raw:
+            config.setdefault(app, {})[field] = raw[name]
+    return config
+
+
+def apibank_world(init_database: str | Path | None = None, *, seed: int = 0, cassette: Cassette | None = None,
+                  today: dt.datetime = TODAY) -> World:
+    """A world with every API-Bank API of `apis/` (73-API catalogue: see docs/compatibility.md).
+
+    `init_database`: API-Bank's init_database folder, or None for the bundled default data.
+    `cassette`: recorded responses for the APIs that the reference answers from the network
+    or a model (ToolSearcher, Dictionary, Translate, SearchEngine).
+    """
+    apps = [Accounts(), Bank(), Agenda(), Alarm(), Reminder(), Meeting(), Hospital(), Health(), SmartHome(),
+            Hotel(), Stock(), Knowledge(), Utilities()]
+    world = World(apps, seed=seed, start=today)
+    world.load(read_database(None if init_database is None else Path(init_database)))
+    if cassette is not None:
+        world.app("Knowledge").cassette = cassette  # type: ignore[attr-defined]
+        world.app("Utilities").cassette = cassette  # type: ignore[attr-defined]
+    return world

@@ -1,0 +1,190 @@
+"""The API-Bank world: recorded-call replay, the bundled default world, the reference's failure modes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from sandbox.cli import app
+from scenarios.apibank import apibank_world
+from scenarios.apibank.checks import CHECKS, check_call
+from scenarios.apibank.knowledge import calculate
+from scenarios.apibank.replay import envelope
+from scenarios.datasets import dataset_dir
+
+DATA = dataset_dir("api-bank")
+needs_data = pytest.mark.skipif(DATA is None, reason="API-Bank data not found (../shared/datasets or TOOLWORLDS_DATA)")
+
+
+@needs_data
+def test_replay_reproduces_the_recorded_calls() -> None:
+    from scenarios.apibank.replay import replay
+
+    rows = replay(DATA)
+    assert len(rows) == 508
+    assert sum(r.exact for r in rows) >= 480
+    assert sum(r.check for r in rows) >= 498
+    for row in rows:
+        if not row.exact:
+            assert row.api_name in ("QueryScene", "CancelTimedSwitch") and "data drift" in row.reason, row
+    # stateful: the two-step password reset and the log-in after it reproduce
+    forgot = [r for r in rows if r.api_name == "ForgotPassword"]
+    assert forgot and all(r.exact for r in forgot)
+
+
+@needs_data
+def test_replay_cli_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "replay.json"
+    result = CliRunner().invoke(app, ["replay", "apibank", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(out.read_text())
+    assert len(rows) == 508 and set(rows[0]) == {"file", "index", "api_name", "exact", "check", "reason"}
+
+
+def call(world: Any, api_name: str, /, **arguments: Any) -> dict:
+    return envelope(world, world.call(api_name, arguments))
+
+
+def test_bundled_world_answers_every_api_without_data() -> None:
+    world = apibank_world()
+    token = call(world, "GetUserToken", username="alice", password="wonderland")["output"]["token"]
+    expected = {
+        ("CheckToken", (("token", token),)): {"username": "alice"},
+        ("QueryBalance", (("token", token),)): 1520.75,
+        ("GetToday", ()): "2023-03-31",
+        ("PlayMusic", (("music_name", " Blue Train "),)): "music://blue train",
+        ("Wiki", (("keyword", "Tide"),)): {"url": "https://example.org/wiki/Tide",
+                                           "summary": "Tides are the rise and fall of sea levels caused by the "
+                                                      "Moon and the Sun."},
+        ("QueryHistoryToday", (("date", "2023-03-31"),)): ["Title: Eiffel Tower opens, Date: 1889-03-31, "
+                                                           "Description: The Eiffel Tower is inaugurated in Paris."],
+        ("QueryStock", (("stock_code", "twrl"), ("date", "2023-3-31"))): 42.4,
+        ("SymptomSearch", (("symptom", "Cough"),)): [{"name": "Common cold",
+                                                      "description": "A mild viral infection of the nose and throat."}],
+        ("ImageCaption", (("url", "https://example.org/images/cat.png"),)): "a grey cat asleep on a windowsill",
+        ("SpeechRecognition", (("url", "https://example.org/audio/greeting.wav"),)):
+            "Good morning, this is a test recording.",
+        ("DocumentQA", (("url", "https://example.org/docs/manual.txt"), ("question", "How do I reset it?"))):
+            "The question is too difficult to answer.",
+        ("SendEmail", (("receiver", "bob@example.org"), ("subject", "Hi"), ("content", "Lunch?"))): "success",
+        ("Calculator", (("formula", "(1+2)*3"),)): 9.0,
+        ("QueryScene", (("name", "Movie Night"),)): [{"name": "lamp", "description": "Dimmable lamp by the sofa"},
+                                                     {"name": "projector", "description": "Ceiling projector"}],
+    }
+    for (name, arguments), output in expected.items():
+        result = call(world, name, **dict(arguments))
+        assert result["exception"] is None and result["output"] == output, (name, result)
+    steps = [
+        ("AddAgenda", {"token": token, "content": "Call the bank", "time": "2023-04-02 09:00:00", "location": "home"}),
+        ("QueryAgenda", {"token": token, "content": "Call the bank", "time": "", "location": ""}),
+        ("ModifyAgenda", {"token": token, "content": "Call the bank", "time": "2023-04-02 10:00:00", "location": "x"}),
+        ("DeleteAgenda", {"token": token, "content": "Call the bank", "time": "", "location": ""}),
+        ("AddAlarm", {"token": token, "time": "2023-04-03 07:00:00"}),
+        ("ModifyAlarm", {"token": token, "from_time": "2023-04-03 07:00:00", "to_time": "2023-04-03 07:30:00"}),
+        ("QueryAlarm", {"token": token, "time": "2023-04-03 07:30:00"}),
+        ("DeleteAlarm", {"token": token, "time": "2023-04-03 07:30:00"}),
+        ("AddReminder", {"token": token, "content": "Pay rent", "time": "2023-04-05 09:00:00"}),
+        ("ModifyReminder", {"token": token, "content": "Pay rent", "time": "2023-04-06 09:00:00"}),
+        ("QueryReminder", {"token": token, "content": "Pay rent", "time": "2023-04-06 09:00:00"}),
+        ("DeleteReminder", {"token": token, "content": "Pay rent", "time": "2023-04-06 09:00:00"}),
+        ("AddMeeting", {"token": token, "meeting_topic": "Retro", "start_time": "2023-04-07 10:00:00",
+                        "end_time": "2023-04-07 11:00:00", "location": "Room 1", "attendees": "['alice', 'bob']"}),
+        ("ModifyMeeting", {"token": token, "meeting_topic": "Retro", "start_time": "2023-04-07 11:00:00",
+                           "end_time": "2023-04-07 12:00:00", "location": "Room 1", "attendees": ["alice"]}),
+        ("QueryMeeting", {"token": token, "meeting_topic": "Retro", "start_time": "", "end_time": "",
+                          "location": "", "attendees": []}),
+        ("DeleteMeeting", {"token": token, "meeting_topic": "Retro", "start_time": "", "end_time": "",
+                           "location": "", "attendees": []}),
+        ("AppointmentRegistration", {"patient_name": "Carol", "date": "2023-04-08", "doctor_name": "Dr. Lund"}),
+        ("RecordHealthData", {"user_id": "p100", "time": "2023-03-31 08:00:00",
+                              "health_data": "[{'name': 'heart_rate', 'value': 66}]"}),
+        ("QueryHealthData", {"user_id": "P100", "start_time": "2023-03-30 00:00:00",
+                             "end_time": "2023-03-31 23:00:00"}),
+        ("EmergencyKnowledge", {"symptom": "fever"}),
+        ("AddScene", {"name": "Reading", "devices": [{"name": "Lamp", "description": "Reading lamp"}]}),
+        ("ModifyScene", {"name": "reading", "devices": [{"name": "lamp", "description": "Desk lamp"}]}),
+        ("DeleteScene", {"name": "reading"}),
+        ("TimedSwitch", {"name": "Kettle", "time": "2023-04-02 06:45:00", "on": False}),
+        ("CancelTimedSwitch", {"name": "kettle", "time": "2023-04-02 06:45:00"}),
+        ("BookHotel", {"hotel_name": "Seaview Inn", "check_in_time": "2023-04-20", "check_out_time": "2023-04-22",
+                       "room_count": 1, "adult_count": 2, "child_count": 1}),
+        ("OpenBankAccount", {"account": "alice-savings", "password": "pw", "name": "Alice"}),
+        ("RegisterUser", {"username": "dave", "password": "pw", "email": "dave@example.org"}),
+        ("ModifyPassword", {"token": token, "old_password": "wonderland", "new_password": "looking-glass"}),
+        ("ForgotPassword", {"status": "Forgot Password", "username": "bob", "email": "bob@example.org"}),
+        ("ForgotPassword", {"status": "Verification Code", "verification_code": 970420, "new_password": "b2"}),
+        ("ToolSearcher", {"keywords": "book a hotel room"}),
+        ("SearchEngine", {"keyword": "moon tides"}),
+        ("DeleteAccount", {"token": token}),
+    ]
+    for name, arguments in steps:
+        result = call(world, name, **arguments)
+        assert result["exception"] is None, (name, result)
+    appointment = next(r for r in world.log if r.tool == "AppointmentRegistration").result
+    assert call(world, "QueryRegistration", patient_name="Carol", date="2023-04-08")["output"][appointment]
+    assert call(world, "ModifyRegistration", appointment_id=appointment, new_appointment_doctor="Dr. Okafor")[
+        "output"] == "success"
+    assert call(world, "CancelRegistration", appointment_id=appointment)["output"] == "success"
+    used = {r.tool for r in world.log}
+    assert used == set(world.tools) - {"Dictionary", "Translate"}
+    assert "No offline" in call(world, "Dictionary", keyword="tide")["exception"]
+
+
+def test_token_semantics_and_errors_leave_state_alone() -> None:
+    world = apibank_world()
+    before = world.state()
+    assert call(world, "AddAlarm", token="nope", time="2023-04-01 07:00:00")["exception"] == "The token is invalid."
+    assert call(world, "QueryBalance", token="nope")["exception"] == "The token is incorrect."
+    assert call(world, "AddAgenda", token="tok-bob-19d2e4", content=" ", time="2023-04-01 07:00:00",
+                location="x")["exception"] == "Content should not be null"
+    assert call(world, "AddAlarm", token="tok-bob-19d2e4", time="tomorrow")["exception"] == (
+        "time data 'tomorrow' does not match format '%Y-%m-%d %H:%M:%S'")
+    assert world.state() == before
+
+
+def test_the_reference_failure_modes_do_not_exist_here() -> None:
+    world = apibank_world()
+    # Calculator: a leading operator looped forever; nested parentheses failed
+    assert calculate("-1+2") == 1.0 and calculate("((2+3)*(1+1))/4") == 2.5
+    assert call(world, "Calculator", formula="1/0")["exception"] == "float division by zero"
+    assert call(world, "Calculator", formula="7")["exception"] == "invalid formula"
+    # a real True stays True (the reference turned it into False)
+    call(world, "TimedSwitch", name="lamp", time="2023-04-09 20:00:00", on=True)
+    assert {"time": "2023-04-09 20:00:00", "on": True} in world.state()["SmartHome"]["switches"]["lamp"]
+    # lists passed as strings are parsed
+    result = call(world, "RecordHealthData", user_id="P300", time="2023-03-31 09:00:00",
+                  health_data="[{'name': 'steps', 'value': 9000}]")
+    assert result["output"] == "success" and result["input"]["health_data"] == [{"name": "steps", "value": 9000}]
+    # negative numbers are numbers, not a parameter-type failure
+    assert call(world, "ForgotPassword", status="Forgot Password", username="bob",
+                email="bob@example.org")["output"] == 970420
+    assert call(world, "ForgotPassword", status="Verification Code", verification_code=-5,
+                new_password="x")["exception"] == "The verification code is incorrect."
+
+
+def test_random_ids_are_seeded() -> None:
+    def token(seed: int) -> str:
+        world = apibank_world(seed=seed)
+        return call(world, "RegisterUser", username="erin", password="p", email="e@example.org")["output"]["token"]
+
+    assert token(1) == token(1) != token(2)
+    assert len(token(1)) == 18
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(sorted(CHECKS)),
+       st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=6),
+                    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3),
+                    max_leaves=8),
+       st.dictionaries(st.sampled_from(["api_name", "input", "output", "exception"]),
+                       st.none() | st.text(max_size=5) | st.dictionaries(st.text(max_size=3), st.text(max_size=3)),
+                       max_size=4))
+def test_checks_never_raise(api_name: str, junk: Any, ground_truth: dict) -> None:
+    response = {"api_name": api_name, "input": junk, "output": junk, "exception": None}
+    assert isinstance(check_call(api_name, response, ground_truth), bool)
