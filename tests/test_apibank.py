@@ -188,3 +188,58 @@ def test_random_ids_are_seeded() -> None:
 def test_checks_never_raise(api_name: str, junk: Any, ground_truth: dict) -> None:
     response = {"api_name": api_name, "input": junk, "output": junk, "exception": None}
     assert isinstance(check_call(api_name, response, ground_truth), bool)
+
+
+def test_level3_apis_with_their_fixes() -> None:
+    world = apibank_world(level=3)
+    assert len(world.tools) == 22 and len(apibank_world().tools) == 53  # 75 definitions, 73 by the paper's count
+    # PersonalInfoUpdate now updates the accounts AccountInfo reads
+    call(world, "PersonalInfoUpdate", username="Mary", password="abcdef", address="2 Elm St")
+    assert call(world, "AccountInfo", username="Mary", password="abcdef")["output"]["address"] == "2 Elm St"
+    assert call(world, "AccountInfo", username="Mary", password="nope")["exception"] == "User not found."
+    # searches no longer break the second time (the reference rewrote its dates in place)
+    for _ in range(2):
+        flights = call(world, "FlightSearch", source="New York", destination="London", travel_dates="2022-01-04")
+        assert flights["output"]["flights"][0]["departure_date"] == "2022-01-04 12:00:00"
+        hotels = call(world, "HotelAvailability", destination="San Francisco", check_in_date="2022-01-02",
+                      check_out_date="2022-01-03")
+        assert [h["check_in_date"] for h in hotels["output"]["hotels"]] == ["2022-01-02"]
+    # the 40% bracket is reachable; unknown coordinates are an ordinary error, not a crash
+    assert call(world, "TaxCalculator", salary=100000)["output"] == {"salary_after_tax": 60000.0}
+    assert call(world, "TaxCalculator", salary=4000)["output"] == {"salary_after_tax": 3200.0}
+    assert call(world, "TaxCalculator", salary=-1)["exception"] == "The salary cannot be negative."
+    assert call(world, "GetWeatherForCoordinates", latitude=1.0, longitude=2.0)["exception"] == (
+        "No weather data for these coordinates.")
+    weather = call(world, "GetWeatherForCoordinates", latitude="51.5074", longitude=0.1278)["output"]
+    assert weather == {"temperature": 5, "humidity": 0.9, "description": "Rainy"}
+    clothes = call(world, "ClothingRecommendation", temperature=5, humidity=80, weather_conditions="Light rain")
+    assert clothes["output"]["clothing_options"] == ["Warm coat", "Hat", "Gloves", "Umbrella", "Waterproof shoes",
+                                                     "Raincoat"]
+    expected = {
+        "Geocoding": ({"address": "Tokyo"}, {"latitude": 35.6762, "longitude": 139.6503}),
+        "GetOccupationSalary": ({"occupation": "Doctor"}, {"salary": 200000}),
+        "LikeCount": ({"post_id": 15}, {"like_count": 150}),
+        "UserPosts": ({"user_id": 5}, {"post_ids": [13, 14, 15]}),
+        "OrganizationMembers": ({"organization": "JD"}, {"members": ["Mike", "Jane"]}),
+        "TravelStatus": ({"member_name": "Bob"}, "Traveling"),
+        "UserWatchedMovies": ({"user_name": "Tom"}, ["The Matrix", "The Lord of the Rings", "The Dark Knight"]),
+        "UserMoviePreferences": ({"user_name": "Peter"}, {"preferences": ["Action", "Drama", "Thriller"]}),
+        "MovieRecommendations": ({"preferences": ["Romance"]},
+                                 {"recommended_movies": ["Titanic", "La La Land", "The Notebook"]}),
+        "QueryMeeting": ({"user_name": "Tom"}, {"meetings": [
+            {"meeting_id": 1, "meeting_name": "Meeting", "meeting_time": "2021-01-01 10:00:00",
+             "meeting_location": "Room 1", "meeting_attendees": ["Tom", "Jerry"]}]}),
+        "EmailReminder": ({"content": "Stand-up", "time": "2023-04-01 09:00:00", "location": "Room 1",
+                           "recipient": "team@example.com"}, "success"),
+        "AddMeeting": ({"meeting_topic": "Kick-off", "start_time": "2023-04-01 09:00:00",
+                        "end_time": "2023-04-01 10:00:00", "location": "Room 1", "attendees": ["John"]}, "success"),
+        "Calculator": ({"formula": "2*(3+4)"}, 14.0),
+    }
+    for name, (arguments, output) in expected.items():
+        result = call(world, name, **arguments)
+        assert result["exception"] is None and result["output"] == output, (name, result)
+    restaurants = call(world, "NearbyRestaurants", latitude=0, longitude=0, distance=1)["output"]["restaurants"]
+    assert len(restaurants) == 4
+    assert call(world, "ToolSearcher", keywords="salary of an occupation")["output"]["name"] == "GetOccupationSalary"
+    assert call(world, "Geocoding", address="paris")["exception"] == "'paris'"
+    assert {r.tool for r in world.log} == set(world.tools)

@@ -31,7 +31,14 @@ def apibank() -> World:
     return apibank_world()
 
 
-WORLDS: dict[str, Callable[[], World]] = {"acebench": acebench, "banking": banking, "apibank": apibank}
+def apibank3() -> World:
+    from scenarios.apibank import apibank_world
+
+    return apibank_world(level=3)
+
+
+WORLDS: dict[str, Callable[[], World]] = {"acebench": acebench, "banking": banking, "apibank": apibank,
+                                          "apibank3": apibank3}
 CASES = [(family, tool) for family, make in WORLDS.items() for tool in sorted(make().tools)]
 HOSTILE_STRINGS = ["", "__import__('os').system('echo pwned')", "'; DROP TABLE users; --", "\x00\ud800",
                    "x" * 10_000, "Eve\n", "{{message}}", "%s%s%s"]

@@ -193,21 +193,21 @@ class Utilities(App[StateModel]):
         return search_tools(keywords)
 
 
-def search_tools(keywords: str) -> Any:
+def search_tools(keywords: str, level: int = 1) -> Any:
     """The best-matching API-Bank API for some keywords (BM25 over names and descriptions).
 
     As in the reference, a match that takes a token comes with GetUserToken first.
     """
     from rank_bm25 import BM25Okapi
 
-    entries = [e for (name, level), e in CATALOG.items() if level == 1 and name != "ToolSearcher"]
+    entries = [e for (name, found), e in CATALOG.items() if found == level and name != "ToolSearcher"]
     texts = [_search_text(e.name, e.description) for e in entries]
     scores = BM25Okapi([_tokens(t) for t in texts]).get_scores(_tokens(keywords))
     best = max(range(len(entries)), key=lambda i: scores[i])
     if scores[best] <= 0:
         raise ApiError("No API matches these keywords.")
     match = _record(entries[best])
-    if "token" in entries[best].input_parameters:
+    if "token" in entries[best].input_parameters and level == 1:
         token_api = CATALOG[("GetUserToken", 1)]
         return [{**_record(token_api), "desc_for_search": _search_text(token_api.name, token_api.description)},
                 match]

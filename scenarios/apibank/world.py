@@ -44,13 +44,21 @@ def read_database(folder: Path | None) -> dict[str, dict[str, Any]]:
 
 
 def apibank_world(init_database: str | Path | None = None, *, seed: int = 0, cassette: Cassette | None = None,
-                  today: dt.datetime = TODAY) -> World:
-    """A world with every API-Bank API of `apis/` (73-API catalogue: see docs/compatibility.md).
+                  today: dt.datetime = TODAY, level: int = 1) -> World:
+    """A world with API-Bank's APIs: the 53 of `apis/` (level 1, what the level-1 and -2
+    dialogues use), or the 22 of `lv3_apis/` (level 3). Together the 73 of the paper's count.
 
-    `init_database`: API-Bank's init_database folder, or None for the bundled default data.
-    `cassette`: recorded responses for the APIs that the reference answers from the network
-    or a model (ToolSearcher, Dictionary, Translate, SearchEngine).
+    `init_database`: API-Bank's init_database folder, or None for the bundled default data
+    (level 3 keeps its own tables). `cassette`: recorded responses for the APIs that the
+    reference answers from the network or a model (ToolSearcher, Dictionary, Translate,
+    SearchEngine).
     """
+    if level == 3:
+        from .level3 import Level3
+
+        return World([Level3()], seed=seed, start=today)
+    if level != 1:
+        raise ValueError("level must be 1 (apis/) or 3 (lv3_apis/)")
     apps = [Accounts(), Bank(), Agenda(), Alarm(), Reminder(), Meeting(), Hospital(), Health(), SmartHome(),
             Hotel(), Stock(), Knowledge(), Utilities()]
     world = World(apps, seed=seed, start=today)
