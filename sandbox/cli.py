@@ -140,13 +140,15 @@ def replay(
     data: Annotated[Path | None, typer.Option(help="Benchmark folder or task file (default: the data folder).")] = None,
     lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
     json_path: Annotated[Path | None, typer.Option("--json", help="Write one result object per task here.")] = None,
+    recordings: Annotated[bool, typer.Option(help="apibank: feed back what the recordings reveal (network and "
+                                                  "model answers, drifted initial data).")] = True,
 ) -> None:
     """Run every task's gold path in a fresh world and compare the end state with the ground truth.
 
     For apibank: replay every recorded call of every dialogue in a fresh world.
     """
     if family == "apibank":
-        _replay_apibank(data, json_path)
+        _replay_apibank(data, json_path, recordings)
         return
     _family_arg(family)
     diagnoses, problems = _diagnoses(family, data, lang)
@@ -165,7 +167,7 @@ def replay(
         json_path.write_text(json.dumps([d.to_json() for d in diagnoses], indent=2, ensure_ascii=False))
 
 
-def _replay_apibank(data: Path | None, json_path: Path | None) -> None:
+def _replay_apibank(data: Path | None, json_path: Path | None, recordings: bool = True) -> None:
     from collections import Counter
 
     from scenarios.apibank.replay import replay as replay_calls
@@ -176,7 +178,7 @@ def _replay_apibank(data: Path | None, json_path: Path | None) -> None:
         raise fail("no API-Bank data found: pass --data DIR or set TOOLWORLDS_DATA")
     if not (source / "init_database").is_dir():
         raise fail(f"{source} is not an API-Bank folder (no init_database/)")
-    rows = replay_calls(source)
+    rows = replay_calls(source, cassette=recordings, recorded_data=recordings)
     totals: Counter[str] = Counter()
     exact: Counter[str] = Counter()
     checked: Counter[str] = Counter()

@@ -77,6 +77,29 @@ def build_cassette(dialogues: Iterable[Dialogue], apis: Sequence[str] = RECORDED
     return Cassette(entries)
 
 
+def recorded_state(dialogues: Iterable[Dialogue]) -> dict[str, dict[str, Any]]:
+    """Initial data the recordings were made against, where the shipped files have drifted.
+
+    The recorded QueryScene outputs list scenes as they were (capitalised device names),
+    and a recorded successful CancelTimedSwitch shows that its device had a switch at that
+    time (under an old numeric id). Returned as `world.load` overrides to merge in.
+    """
+    scenes: dict[str, Any] = {}
+    switches: dict[str, Any] = {}
+    for dialogue in dialogues:
+        for call in dialogue.api_calls:
+            result = call.result or {}
+            if result.get("exception") is not None:
+                continue
+            arguments = result.get("input") or call.param_dict
+            if call.api_name == "QueryScene" and isinstance(result.get("output"), list):
+                scenes[str(arguments.get("name", "")).strip().lower()] = result["output"]
+            if call.api_name == "CancelTimedSwitch" and result.get("output") == "success":
+                device = str(arguments.get("name", arguments.get("device_id", ""))).strip().lower()
+                switches.setdefault(device, []).append({"time": arguments.get("time"), "on": True})
+    return {"scenes": scenes, "switches": switches}
+
+
 @dataclass(frozen=True)
 class CallReplay:
     file: str
@@ -97,13 +120,21 @@ def _normal(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def replay(data: str | Path, *, cassette: bool = True, levels: tuple[int, ...] = (1, 2)) -> list[CallReplay]:
+def replay(data: str | Path, *, cassette: bool = True, recorded_data: bool = True,
+           levels: tuple[int, ...] = (1, 2)) -> list[CallReplay]:
+    """Replay every recorded call; `cassette` and `recorded_data` feed back what the
+    recordings reveal (network/model answers, and initial data that has drifted since)."""
     from .checks import check_call, explain
 
     root = Path(data)
     dialogues = load_dialogues(root / "lv1-lv2-samples" if (root / "lv1-lv2-samples").is_dir() else root, levels)
     recorded = build_cassette(dialogues) if cassette else None
     prototype = apibank_world(root / "init_database", cassette=recorded)
+    if recorded_data:
+        home = prototype.app("SmartHome").state
+        overlay = recorded_state(dialogues)
+        prototype.load({"SmartHome": {"scenes": {**home.model_dump()["scenes"], **overlay["scenes"]},
+                                      "switches": {**home.model_dump()["switches"], **overlay["switches"]}}})
     results = []
     for dialogue in dialogues:
         world = prototype.fork()
