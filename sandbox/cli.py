@@ -325,18 +325,22 @@ def report(
 
 @app.command()
 def score(
-    family: Annotated[str, typer.Argument(help="Benchmark: acebench.")],
-    results: Annotated[Path, typer.Option(help="Folder of result files data_<category>_result.json.")],
+    family: Annotated[str, typer.Argument(help="Benchmark: acebench or apibank.")],
+    results: Annotated[Path, typer.Option(help="acebench: folder of data_<category>_result.json files; "
+                                               "apibank: a JSON-lines file of predictions.")],
     data: Annotated[Path | None, typer.Option(help="Benchmark data folder (default: the data folder).")] = None,
     lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
     mode: Annotated[str, typer.Option(help="compat (the reference's verdicts) or strict (bugs fixed).")] = "compat",
     json_path: Annotated[Path | None, typer.Option("--json", help="Write per-category and per-item results.")] = None,
 ) -> None:
-    """Score a model's result files the way the benchmark does (compat) or correctly (strict)."""
+    """Score a model's results: ACEBench result files (compat or strict), or API-Bank predictions."""
     from .report import benchmark_table
 
+    if family == "apibank":
+        _score_apibank(data, results, json_path)
+        return
     if family != "acebench":
-        raise fail(f"unknown benchmark {family!r}; available: acebench")
+        raise fail(f"unknown benchmark {family!r}; available: acebench, apibank")
     if mode not in ("compat", "strict"):
         raise fail("--mode must be compat or strict")
     from evaluators.acebench import score_directory, summarize
@@ -357,6 +361,42 @@ def score(
                    "categories": {name: {"accuracy": s.accuracy, "total": s.total, "process": s.process,
                                          "items": s.items} for name, s in scores.items()}}
         json_path.write_text(json.dumps(payload, indent=2, ensure_ascii=False))
+
+
+def _score_apibank(data: Path | None, results: Path, json_path: Path | None) -> None:
+    from evaluators.apibank import Scorer
+    from scenarios.datasets import dataset_dir
+
+    source = data or dataset_dir("api-bank")
+    if source is None or not (source / "init_database").is_dir():
+        raise fail("no API-Bank data found: pass --data DIR (the api-bank folder) or set TOOLWORLDS_DATA")
+    if not results.is_file():
+        raise fail(f"{results} is not a file of predictions (JSON lines)")
+    rows = []
+    for number, line in enumerate(results.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                raise fail(f"{results.name}:{number}: not valid JSON") from None
+            rows.append(row if isinstance(row, dict) else {})
+    scorer = Scorer(source)
+    scores = scorer.score(rows)
+    levels = scorer.levels()
+    table = Table(title="API-Bank")
+    for column in ("metric", "value", "samples"):
+        table.add_column(column)
+    api = [s for s in scores.samples if s.kind == "api"]
+    for level in (1, 2):
+        count = sum(1 for s in api if levels.get(s.file) == level)
+        table.add_row(f"API call accuracy, level {level}", f"{scores.accuracy(level, levels):.4f}", str(count))
+    table.add_row("API call accuracy", f"{scores.accuracy():.4f}", str(len(api)))
+    responses = sum(1 for s in scores.samples if s.kind == "response")
+    table.add_row("response ROUGE-L", f"{scores.rouge():.4f}", str(responses))
+    console.print(table)
+    if json_path is not None:
+        json_path.write_text(json.dumps({"accuracy": scores.accuracy(), "rouge_l": scores.rouge(),
+                                         "samples": [s.to_dict() for s in scores.samples]}, indent=2))
 
 
 def main() -> None:

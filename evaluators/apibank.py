@@ -1,0 +1,157 @@
+"""API-Bank scoring: API-call correctness (stateful) and ROUGE-L of responses.
+
+Each recorded API call of a level-1 or level-2 dialogue is one sample: the model sees the
+dialogue up to that call and writes one call, e.g. `[AddAgenda(token='...', ...)]`. The
+reference scores that call in a fresh ToolManager, so calls that depend on earlier ones
+(the second step of ForgotPassword, a log-in after a password change) can never be
+correct; here the dialogue's gold calls before it are replayed in a fresh world first, and
+then the model's call runs there. The per-API check (`scenarios.apibank.checks`) decides,
+and never raises. Each AI turn is one response sample, scored by ROUGE-L F1.
+
+Predictions are JSON lines: `{"file": <dialogue file>, "kind": "api" | "response",
+"index": <n-th API call, or n-th AI turn, of the dialogue>, "pred": <model text>}`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sandbox import ParseError, World, parse_message
+from scenarios.apibank.checks import check_call
+from scenarios.apibank.dialogues import Dialogue, load_dialogues
+from scenarios.apibank.replay import RANDOM_OUTPUTS, build_cassette, envelope, recorded_state
+from scenarios.apibank.world import apibank_world
+
+
+@dataclass(frozen=True)
+class SampleScore:
+    file: str
+    kind: str
+    index: int
+    correct: bool | None  # api samples
+    rouge_l: float | None  # response samples
+    error: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "kind": self.kind, "index": self.index, "correct": self.correct,
+                "rouge_l": self.rouge_l, "error": self.error}
+
+
+@dataclass
+class ApiBankScores:
+    samples: list[SampleScore] = field(default_factory=list)
+
+    def accuracy(self, level: int | None = None, levels: Mapping[str, int] | None = None) -> float:
+        api = [s for s in self.samples if s.kind == "api"
+               and (level is None or (levels or {}).get(s.file) == level)]
+        return round(sum(bool(s.correct) for s in api) / len(api), 4) if api else 0.0
+
+    def rouge(self) -> float:
+        responses = [s.rouge_l for s in self.samples if s.kind == "response" and s.rouge_l is not None]
+        return round(sum(responses) / len(responses), 4) if responses else 0.0
+
+
+def render_call(api_name: str, param_dict: Mapping[str, Any]) -> str:
+    """A recorded call written as a model would write it."""
+    return f"[{api_name}({', '.join(f'{k}={v!r}' for k, v in param_dict.items())})]"
+
+
+class Scorer:
+    """Scores predictions against API-Bank's dialogues; build once, score many predictions."""
+
+    def __init__(self, data: str | Path, levels: tuple[int, ...] = (1, 2)) -> None:
+        root = Path(data)
+        samples = root / "lv1-lv2-samples" if (root / "lv1-lv2-samples").is_dir() else root
+        self.dialogues = {d.file: d for d in load_dialogues(samples, levels)}
+        everything = list(self.dialogues.values())
+        self.world = apibank_world(root / "init_database", cassette=build_cassette(everything))
+        home = self.world.app("SmartHome").state.model_dump()
+        overlay = recorded_state(everything)
+        self.world.load({"SmartHome": {"scenes": {**home["scenes"], **overlay["scenes"]},
+                                       "switches": {**home["switches"], **overlay["switches"]}}})
+
+    def levels(self) -> dict[str, int]:
+        return {name: dialogue.level for name, dialogue in self.dialogues.items()}
+
+    def _prefix_world(self, dialogue: Dialogue, index: int) -> World:
+        world = self.world.fork()
+        for call in dialogue.api_calls[:index]:
+            _queue_random(world, call.api_name, call.result or {})
+            world.call(call.api_name, call.param_dict)
+        return world
+
+    def score_api(self, file: str, index: int, prediction: Any) -> SampleScore:
+        dialogue = self.dialogues.get(file)
+        if dialogue is None or not 0 <= index < len(dialogue.api_calls):
+            return SampleScore(file, "api", index, False, None, "no such API sample")
+        gold = dialogue.api_calls[index]
+        try:
+            calls = parse_message(prediction if isinstance(prediction, str) else json.dumps(prediction)).calls
+        except ParseError as exc:
+            return SampleScore(file, "api", index, False, None, f"failed to parse the API call: {exc.message}")
+        if not calls:
+            return SampleScore(file, "api", index, False, None, "no API call")
+        call = calls[0]
+        if call.name != gold.api_name:
+            return SampleScore(file, "api", index, False, None, f"API name mismatch: {call.name} vs {gold.api_name}")
+        world = self._prefix_world(dialogue, index)
+        _queue_random(world, gold.api_name, gold.result or {})
+        produced = json.loads(json.dumps(envelope(world, world.call(call.name, call.arguments)), default=str))
+        expected = json.loads(json.dumps(gold.result or {}, default=str))
+        correct = check_call(gold.api_name, produced, expected)
+        return SampleScore(file, "api", index, correct, None, "" if correct else "the check failed")
+
+    def score_response(self, file: str, index: int, prediction: Any) -> SampleScore:
+        dialogue = self.dialogues.get(file)
+        answers = [turn.text for turn in dialogue.turns if turn.role == "AI"] if dialogue else []
+        if not 0 <= index < len(answers):
+            return SampleScore(file, "response", index, None, 0.0, "no such response sample")
+        return SampleScore(file, "response", index, None, rouge_l(answers[index], prediction))
+
+    def score(self, predictions: Iterable[Mapping[str, Any]]) -> ApiBankScores:
+        scores = ApiBankScores()
+        for row in predictions:
+            file, index = str(row.get("file", "")), row.get("index")
+            if not isinstance(index, int):
+                scores.samples.append(SampleScore(file, str(row.get("kind", "api")), -1, False, None, "no index"))
+                continue
+            if row.get("kind", "api") == "response":
+                scores.samples.append(self.score_response(file, index, row.get("pred", "")))
+            else:
+                scores.samples.append(self.score_api(file, index, row.get("pred", "")))
+        return scores
+
+    def gold_predictions(self) -> list[dict[str, Any]]:
+        """Every sample answered with the recorded call or reply (a perfect model)."""
+        rows: list[dict[str, Any]] = []
+        for file, dialogue in self.dialogues.items():
+            for index, call in enumerate(dialogue.api_calls):
+                rows.append({"file": file, "kind": "api", "index": index,
+                             "pred": render_call(call.api_name, call.param_dict)})
+            answers = [turn.text for turn in dialogue.turns if turn.role == "AI"]
+            rows.extend({"file": file, "kind": "response", "index": i, "pred": text} for i, text in enumerate(answers))
+        return rows
+
+
+def _queue_random(world: World, api_name: str, result: Mapping[str, Any]) -> None:
+    source = RANDOM_OUTPUTS.get(api_name)
+    output = result.get("output")
+    if source is None or not output:
+        return
+    app, key = source
+    value = output.get(key) if key and isinstance(output, Mapping) else output
+    if isinstance(value, str):
+        world.app(app).queue(value)  # type: ignore[attr-defined]
+
+
+def rouge_l(reference: str, prediction: Any) -> float:
+    """ROUGE-L F1; empty or unreadable predictions score 0 (the reference's `rouge` crashed on some)."""
+    if not isinstance(prediction, str) or not prediction.strip() or not reference.strip():
+        return 0.0
+    from rouge_score import rouge_scorer
+
+    return round(rouge_scorer.RougeScorer(["rougeL"]).score(reference, prediction)["rougeL"].fmeasure, 4)
