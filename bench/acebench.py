@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rich.console import Console
 from rich.table import Table
+from timing import per_op_us
 
 from sandbox import parse_message
 from scenarios.acebench import ALL_CLASSES, acebench_world
@@ -29,15 +30,7 @@ from scenarios.datasets import dataset_dir
 
 
 def median_us(op, *, batch: int = 200, rounds: int = 40) -> float:
-    samples = []
-    for _ in range(rounds):
-        gc.disable()
-        start = time.perf_counter_ns()
-        for _ in range(batch):
-            op()
-        samples.append((time.perf_counter_ns() - start) / batch / 1000)
-        gc.enable()
-    return statistics.median(samples)
+    return per_op_us(op, batch=batch, rounds=rounds)[0]
 
 
 def main() -> None:
@@ -78,10 +71,16 @@ def main() -> None:
     for column in ("measure", "value", "target / reference"):
         table.add_column(column)
     table.add_row("tasks reproduced", f"{reproduced}/{len(tasks)}", ">= 41/50")
-    table.add_row("replay all tasks (parse+execute+end state+compare)",
-                  f"{statistics.median(runs) * 1000:.1f} ms", "reference ~50 ms without scoring")
-    table.add_row("per agent message (parse + execute), min / median of 15",
-                  f"{min(samples):.1f} / {statistics.median(samples):.1f} us", "<= 40 us; reference ~190 us")
+    table.add_row(
+        "replay all tasks (parse+execute+end state+compare)",
+        f"{statistics.median(runs) * 1000:.1f} ms",
+        "reference ~50 ms without scoring",
+    )
+    table.add_row(
+        "per agent message (parse + execute), min / median of 15",
+        f"{min(samples):.1f} / {statistics.median(samples):.1f} us",
+        "<= 40 us; reference ~190 us",
+    )
     table.add_row("  of which parsing", f"{parse_only:.1f} us", "-")
     build = median_us(lambda: acebench_world(ALL_CLASSES, lang=args.lang), batch=20)
     table.add_row("fresh five-app world", f"{build:.1f} us", "reference 34 us")

@@ -8,15 +8,14 @@ reference needs about 22 ms to build a ToolManager and about 6 s for the whole r
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rich.console import Console
 from rich.table import Table
+from timing import per_op_us
 
 from scenarios.apibank import apibank_world
 from scenarios.apibank.replay import replay
@@ -24,12 +23,8 @@ from scenarios.datasets import dataset_dir
 
 
 def timed(op, repeat: int) -> float:
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        op()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+    """Median seconds of one run of `op`."""
+    return per_op_us(op, batch=1, rounds=repeat, collect=True)[0] / 1e6
 
 
 def main() -> None:
@@ -48,16 +43,26 @@ def main() -> None:
     table = Table(title=f"API-Bank: {len(rows)} recorded calls")
     for column in ("measure", "value", "target / reference"):
         table.add_column(column)
-    table.add_row("exact / passing the check", f"{sum(r.exact for r in rows)} / {sum(r.check for r in rows)}",
-                  ">= 480 / 508; reference 380 / 399")
+    table.add_row(
+        "exact / passing the check",
+        f"{sum(r.exact for r in rows)} / {sum(r.check for r in rows)}",
+        ">= 480 / 508; reference 380 / 399",
+    )
     offline = replay(data, cassette=False, recorded_data=False)
-    table.add_row("  the same without recordings (no cassette, shipped data)",
-                  f"{sum(r.exact for r in offline)} / {sum(r.check for r in offline)}", "-")
-    table.add_row("whole replay (load, fork per dialogue, call, compare)", f"{whole * 1000:.1f} ms",
-                  "<= 250 ms; reference ~6 s")
+    table.add_row(
+        "  the same without recordings (no cassette, shipped data)",
+        f"{sum(r.exact for r in offline)} / {sum(r.check for r in offline)}",
+        "-",
+    )
+    table.add_row(
+        "whole replay (load, fork per dialogue, call, compare)", f"{whole * 1000:.1f} ms", "<= 250 ms; reference ~6 s"
+    )
     table.add_row("fresh world per dialogue (fork of the loaded world)", f"{fork * 1e6:.1f} us", "<= 0.5 ms")
-    table.add_row("world from init_database (2.5 MB of JSON, once)", f"{from_disk * 1000:.1f} ms",
-                  "reference ~22 ms per ToolManager")
+    table.add_row(
+        "world from init_database (2.5 MB of JSON, once)",
+        f"{from_disk * 1000:.1f} ms",
+        "reference ~22 ms per ToolManager",
+    )
     table.add_row("world from the bundled default data", f"{bundled * 1000:.2f} ms", "-")
     Console().print(table)
 

@@ -14,35 +14,16 @@ import argparse
 import gc
 import json
 import os
-import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rich.console import Console
 from rich.table import Table
+from timing import per_op_us
 
 from scenarios.todo import todo_world
-
-
-def per_op_us(
-    op: Callable[[], object], *, batch: int = 200, rounds: int = 60, collect: bool = False
-) -> tuple[float, float]:
-    """Median and p90 cost of one operation in microseconds, from timed batches."""
-    samples = []
-    for _ in range(rounds):
-        if not collect:
-            gc.disable()
-        start = time.perf_counter_ns()
-        for _ in range(batch):
-            op()
-        samples.append((time.perf_counter_ns() - start) / batch / 1000)
-        gc.enable()
-    samples.sort()
-    return statistics.median(samples), samples[int(len(samples) * 0.9)]
 
 
 def rss_bytes() -> int:
@@ -73,12 +54,16 @@ def main() -> None:
     del forks
 
     world = todo_world(tasks=args.tasks)
-    rows.append(("read call (get_task)", *fmt(per_op_us(lambda: world.call("get_task", {"task_id": 7}))),
-                 "<= 10 us"))
+    rows.append(("read call (get_task)", *fmt(per_op_us(lambda: world.call("get_task", {"task_id": 7}))), "<= 10 us"))
 
     world = todo_world(tasks=args.tasks)
-    rows.append(("read call, garbage collector on",
-                 *fmt(per_op_us(lambda: world.call("get_task", {"task_id": 7}), collect=True)), "-"))
+    rows.append(
+        (
+            "read call, garbage collector on",
+            *fmt(per_op_us(lambda: world.call("get_task", {"task_id": 7}), collect=True)),
+            "-",
+        )
+    )
 
     world = todo_world(tasks=args.tasks)
     flip = [0]
@@ -90,14 +75,22 @@ def main() -> None:
     rows.append(("mutating call (complete/reopen)", *fmt(per_op_us(mutate)), "<= 25 us"))
 
     world = todo_world(tasks=args.tasks)
-    rows.append(("failing call, rolled back",
-                 *fmt(per_op_us(lambda: world.call("tag_tasks", {"task_ids": [1, 2, 3, 999], "tag": "x"}))),
-                 "-"))
+    rows.append(
+        (
+            "failing call, rolled back",
+            *fmt(per_op_us(lambda: world.call("tag_tasks", {"task_ids": [1, 2, 3, 999], "tag": "x"}))),
+            "-",
+        )
+    )
 
     world = todo_world(tasks=args.tasks)
-    rows.append(("execute(text), 2 calls",
-                 *fmt(per_op_us(lambda: world.execute("[get_task(task_id=7), list_tasks(status='done')]"))),
-                 "-"))
+    rows.append(
+        (
+            "execute(text), 2 calls",
+            *fmt(per_op_us(lambda: world.execute("[get_task(task_id=7), list_tasks(status='done')]"))),
+            "-",
+        )
+    )
 
     world = todo_world(tasks=args.tasks)
     rows.append(("fork", *fmt(per_op_us(world.fork)), "<= 15 us"))
@@ -107,8 +100,7 @@ def main() -> None:
     def fork_then_write() -> None:
         world.fork().call("complete_task", {"task_id": 9})
 
-    rows.append(("fork + first write (copy-on-write)", *fmt(per_op_us(fork_then_write, batch=20, rounds=20)),
-                 "-"))
+    rows.append(("fork + first write (copy-on-write)", *fmt(per_op_us(fork_then_write, batch=20, rounds=20)), "-"))
     rows.append((f"RSS per idle forked world ({args.forks:,})", f"{per_world / 1024:.2f} KB", "", "<= 20 KB"))
 
     table = Table(title=f"toolworlds core: state {state_bytes / 1024:.1f} KB ({args.tasks} tasks)")
