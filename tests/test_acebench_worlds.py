@@ -346,6 +346,18 @@ def test_failed_cabin_upgrade_keeps_the_old_cabin() -> None:
     assert world.state()["Travel"]["users"]["user3"]["cash_balance"] == 1000.0
 
 
+def test_unpaid_baggage_leaves_the_reservation_unchanged() -> None:
+    world = travel()
+    result(world, "reserve_flight", user_id="user3", password="password789", flight_no="MU3561",
+           cabin="Economy Class", payment_method="bank", baggage_count=0)
+    # 100 bags cost far more than user3's 1000 in cash
+    assert result(world, "modify_flight", user_id="user3", reservation_id="res_5", add_baggage=100,
+                  new_payment_method="cash") == "Insufficient balance to pay the additional baggage fees."
+    travel_state = world.state()["Travel"]
+    assert travel_state["reservations"][-1]["baggage"] == 0
+    assert travel_state["reservation_status"]["res_5"] == "booked"
+
+
 def test_bags_already_over_the_allowance_are_not_charged_again() -> None:
     world = travel()
     result(world, "reserve_flight", user_id="user1", password="password123", flight_no="CA1234",

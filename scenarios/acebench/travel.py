@@ -110,7 +110,7 @@ class Travel(AceApp[TravelState]):
 
     def _allowance(self, membership: str, cabin: str) -> int | None:
         table = {"regular": (1, 2), "silver": (2, 3), "gold": (3, 3)}
-        if membership not in table or cabin not in (self.texts.economy, self.texts.business):
+        if membership not in table or not self._valid_cabin(cabin):
             return None
         economy, business = table[membership]
         return economy if cabin == self.texts.economy else business
@@ -344,10 +344,10 @@ class Travel(AceApp[TravelState]):
 
         if add_baggage > 0:
             allowance = self._allowance(user.membership_level, reservation.cabin) or 0
-            before = reservation.baggage
-            after = before + add_baggage
+            bags_before = reservation.baggage
+            after = bags_before + add_baggage
             # Only bags beyond what was already over the allowance are charged.
-            fee = (max(0, after - allowance) - max(0, before - allowance)) * BAG_FEE
+            fee = (max(0, after - allowance) - max(0, bags_before - allowance)) * BAG_FEE
             if fee <= 0:
                 reservation.baggage = after
             elif self._pay(user, method, -fee):
