@@ -22,7 +22,7 @@ from .errors import ParseError, ReadOnlyViolation, ToolError
 from .parsing import Call, ParsedMessage, parse_calls, parse_message
 from .rng import WorldRandom
 from .schemas import FORMATS, export
-from .state import SparseStateModel, StateModel, TrackedDict, TrackedList, TrackedSet
+from .state import StateModel, TrackedDict, TrackedList, TrackedSet
 from .tools import ToolSpec, tool
 from .world import Snapshot, World
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "App", "Call", "CallError", "CallLog", "CallRecord", "FORMATS", "FieldDifference",
     "Lifecycle", "ParseError", "ParsedMessage", "ReadOnlyViolation", "SimClock", "Snapshot",
-    "SparseStateModel", "StateDiff", "StateModel", "ToolError", "ToolSpec", "TrackedDict", "TrackedList",
+    "StateDiff", "StateModel", "ToolError", "ToolSpec", "TrackedDict", "TrackedList",
     "TrackedSet", "Transition", "World", "WorldRandom", "export", "parse_calls",
     "parse_message", "tool",
 ]

@@ -78,7 +78,9 @@ class Lifecycle:
 
     def allowed(self, entity: Any) -> list[str]:
         """Triggers that are legal from the entity's current status."""
-        status = getattr(entity, self.field)
+        return self._triggers_from(getattr(entity, self.field))
+
+    def _triggers_from(self, status: str) -> list[str]:
         return [t for t in self.triggers if (t, status) in self._table]
 
     def move(self, status: str, trigger: str, *, refusal: str | None = None) -> str:
@@ -93,7 +95,7 @@ class Lifecycle:
         if trigger not in self.triggers:
             raise ValueError(f"{self.entity} lifecycle has no trigger {trigger!r}")
         if refusal is None:
-            options = [t for t in self.triggers if (t, status) in self._table]
+            options = self._triggers_from(status)
             hint = f"; possible now: {', '.join(options)}" if options else ""
             article = "an" if status[:1].lower() in "aeiou" else "a"
             refusal = f"cannot {trigger} {article} {status} {self.entity}{hint}"

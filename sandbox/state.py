@@ -244,6 +244,9 @@ class StateModel(BaseModel):
     _field_names: ClassVar[frozenset[str]] = frozenset()
     _container_fields: ClassVar[tuple[str, ...]] = ()
     _set_fields: ClassVar[tuple[str, ...]] = ()
+    # Optional fields left out of dumps while None. Some benchmark records simply lack a
+    # key (ACEBench's sent messages have no `time`); a typed field that is None would
+    # otherwise dump as `null` and break comparisons with ground truths recorded without it.
     omit_if_none: ClassVar[frozenset[str]] = frozenset()
 
     @classmethod
@@ -294,14 +297,21 @@ class StateModel(BaseModel):
 _PLAIN_CONTAINERS = frozenset({list, dict, set, tuple})
 
 
+def _alternatives(annotation: Any) -> tuple[Any, ...] | None:
+    """The types a union stands for (or an `Annotated` type's own type); None for other annotations."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return typing.get_args(annotation)[:1]
+    if origin is typing.Union or origin is types.UnionType:
+        return typing.get_args(annotation)
+    return None
+
+
 def _is_set(annotation: Any) -> bool:
-    origin = typing.get_origin(annotation) or annotation
-    if origin in (set, frozenset):
+    if (typing.get_origin(annotation) or annotation) in (set, frozenset):
         return True
-    if origin is typing.Union or origin is types.UnionType or origin is typing.Annotated:
-        args = typing.get_args(annotation)
-        return any(_is_set(arg) for arg in (args[:1] if origin is typing.Annotated else args))
-    return False
+    alternatives = _alternatives(annotation)
+    return alternatives is not None and any(_is_set(arg) for arg in alternatives)
 
 
 def _sorted(values: Any) -> list[Any]:
@@ -318,23 +328,10 @@ def _may_hold_container(annotation: Any) -> bool:
         return False
     if isinstance(annotation, type) and issubclass(annotation, (BaseModel, enum.Enum)):
         return False
-    origin = typing.get_origin(annotation)
-    if origin is typing.Literal:
+    if typing.get_origin(annotation) is typing.Literal:
         return False
-    if origin is typing.Union or origin is types.UnionType or origin is typing.Annotated:
-        args = typing.get_args(annotation)
-        args = args[:1] if origin is typing.Annotated else args
-        return any(_may_hold_container(arg) for arg in args)
-    return True
-
-
-class SparseStateModel(StateModel):
-    """A state model whose optional fields listed in `omit_if_none` vanish from dumps while None.
-
-    Some benchmark records simply lack a key (ACEBench's sent messages have no `time`);
-    a typed field that is None would otherwise show up as `null` and break comparisons
-    with ground truths that were recorded without it.
-    """
+    alternatives = _alternatives(annotation)
+    return alternatives is None or any(_may_hold_container(arg) for arg in alternatives)
 
 
 def clone(value: Any) -> Any:

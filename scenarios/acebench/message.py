@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from sandbox import SparseStateModel, StateModel, tool
+from sandbox import StateModel, tool
 
 from . import defaults
 from .base import AceApp, fail, ok
@@ -18,7 +18,7 @@ class Contact(StateModel):
     occupation: str
 
 
-class Message(SparseStateModel):
+class Message(StateModel):
     sender_id: str
     receiver_id: str
     message: str
@@ -139,22 +139,21 @@ class MessageApi(AceApp[MessageState]):
     @tool(mutates=False)
     def get_latest_message_id(self) -> dict:
         """Find the id of the most recently sent message."""
-        if not self.device().logged_in:
-            return fail(self.texts.latest_logged_out)
-        found = self._extreme(latest=True)
-        if found is None:
-            return fail(self.texts.no_messages)
-        return ok(self.texts.latest_id.format(id=found), message_id=found)
+        return self._extreme_reply(latest=True)
 
     @tool(mutates=False)
     def get_earliest_message_id(self) -> dict:
         """Find the id of the earliest sent message."""
+        return self._extreme_reply(latest=False)
+
+    def _extreme_reply(self, *, latest: bool) -> dict:
+        text = self.texts
         if not self.device().logged_in:
-            return fail(self.texts.earliest_logged_out)
-        found = self._extreme(latest=False)
+            return fail(text.latest_logged_out if latest else text.earliest_logged_out)
+        found = self._extreme(latest=latest)
         if found is None:
-            return fail(self.texts.no_messages)
-        return ok(self.texts.earliest_id.format(id=found), message_id=found)
+            return fail(text.no_messages)
+        return ok((text.latest_id if latest else text.earliest_id).format(id=found), message_id=found)
 
     def _extreme(self, *, latest: bool) -> int | None:
         """The latest or earliest message id; ties go to the first in inbox order.

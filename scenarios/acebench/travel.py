@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from sandbox import Lifecycle, SparseStateModel, StateModel, ToolError, tool
+from sandbox import Lifecycle, StateModel, ToolError, tool
 
 from . import defaults
 from .base import AceApp
@@ -54,7 +54,7 @@ class Flight(StateModel):
     business_price: int
 
 
-class Reservation(SparseStateModel):
+class Reservation(StateModel):
     reservation_id: str
     user_id: str
     flight_no: str
