@@ -101,9 +101,9 @@ class Lifecycle:
             refusal = f"cannot {trigger} {article} {status} {self.entity}{hint}"
         raise ToolError(refusal, code="invalid_transition", entity=self.entity, status=status, trigger=trigger)
 
-    def fire(self, entity: Any, trigger: str) -> str:
-        """Move `entity` along `trigger`; raises `ToolError` if the move is illegal."""
-        dest = self.move(getattr(entity, self.field), trigger)
+    def fire(self, entity: Any, trigger: str, *, refusal: str | None = None) -> str:
+        """Move `entity` along `trigger`; raises `ToolError` (with `refusal`, if given) if the move is illegal."""
+        dest = self.move(getattr(entity, self.field), trigger, refusal=refusal)
         setattr(entity, self.field, dest)
         return dest
 

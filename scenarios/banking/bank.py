@@ -66,13 +66,16 @@ class Bank(AceApp[BankState]):
     def _refuse(self, code: str, template: str, **values: Any) -> ToolError:
         return ToolError(template.format(**values), code=code)
 
-    def _session(self, customer_id: str) -> BankState:
-        text, state = self.bank_texts, self.state
+    def _device_ready(self) -> None:
         device = self.device()
         if not device.wifi:
-            raise self._refuse("precondition_failed", text.wifi_off)
+            raise self._refuse("precondition_failed", self.bank_texts.wifi_off)
         if not device.logged_in:
-            raise self._refuse("precondition_failed", text.device_logged_out)
+            raise self._refuse("precondition_failed", self.bank_texts.device_logged_out)
+
+    def _session(self, customer_id: str) -> BankState:
+        text, state = self.bank_texts, self.state
+        self._device_ready()
         if customer_id not in state.customers:
             raise self._refuse("not_found", text.customer_unknown)
         if customer_id not in state.sessions:
@@ -136,11 +139,7 @@ class Bank(AceApp[BankState]):
             password: The customer's password.
         """
         text, state = self.bank_texts, self.state
-        device = self.device()
-        if not device.wifi:
-            raise self._refuse("precondition_failed", text.wifi_off)
-        if not device.logged_in:
-            raise self._refuse("precondition_failed", text.device_logged_out)
+        self._device_ready()
         customer = state.customers.get(customer_id)
         if customer is None:
             raise self._refuse("not_found", text.customer_unknown)
@@ -222,7 +221,7 @@ class Bank(AceApp[BankState]):
         if trigger == "close" and account.status == "open" and account.balance != 0:
             raise self._refuse("balance_not_zero", text.balance_not_zero, account_id=account_id,
                                balance=account.balance)
-        account.status = account_lifecycle.move(account.status, trigger, refusal=refusal)  # type: ignore[assignment]
+        account_lifecycle.fire(account, trigger, refusal=refusal)
         return {"status": True, "message": done.format(account_id=account_id)}
 
     @tool
@@ -397,9 +396,17 @@ class Bank(AceApp[BankState]):
         self._accrue(loan)
         return loan
 
+    def _open_loan(self, customer_id: str, loan_id: str) -> Loan:
+        """A logged-in customer's loan that still has something to repay."""
+        self._session(customer_id)
+        loan = self._loan(customer_id, loan_id)
+        if loan.status not in rules.OPEN_LOAN_STATUSES:
+            raise self._refuse("invalid_transition", self.bank_texts.loan_not_open, loan_id=loan_id)
+        return loan
+
     def _accrue(self, loan: Loan) -> None:
         """Bring a loan up to the simulated date: installments past due become overdue with a fee."""
-        if loan.status not in ("active", "overdue"):
+        if loan.status not in rules.OPEN_LOAN_STATUSES:
             return
         today = self._today().isoformat()
         for installment in loan.schedule:
@@ -407,7 +414,7 @@ class Bank(AceApp[BankState]):
                 installment.late_fee = rules.late_fee(installment.owed)
                 installment.status = "overdue"
         if loan.status == "active" and any(i.status == "overdue" for i in loan.schedule):
-            loan.status = loan_lifecycle.move(loan.status, "fall_behind")  # type: ignore[assignment]
+            loan_lifecycle.fire(loan, "fall_behind")
 
     @tool
     def apply_loan(
@@ -439,15 +446,15 @@ class Bank(AceApp[BankState]):
         state.loans[loan_id] = loan
         text = self.bank_texts
         if rejection is not None:
-            loan.status = loan_lifecycle.move(loan.status, "reject")  # type: ignore[assignment]
+            loan_lifecycle.fire(loan, "reject")
             loan.decision = rejection
             reason = text.reasons[rejection]
             return {"status": False, "message": text.loan_rejected.format(reason=reason), "loan_id": loan_id}
-        loan.status = loan_lifecycle.move(loan.status, "approve")  # type: ignore[assignment]
+        loan_lifecycle.fire(loan, "approve")
         loan.decision = "approved"
         loan.schedule = rules.schedule(amount, term_months, rules.MONTHLY_RATE, self._today())
         self._post(account, "loan_disbursement", amount, loan_id)
-        loan.status = loan_lifecycle.move(loan.status, "disburse")  # type: ignore[assignment]
+        loan_lifecycle.fire(loan, "disburse")
         first = loan.schedule[0]
         return {"status": True, "loan_id": loan_id,
                 "message": text.loan_approved.format(loan_id=loan_id, amount=amount, account_id=account_id,
@@ -477,10 +484,7 @@ class Bank(AceApp[BankState]):
             amount: How much to pay.
         """
         text = self.bank_texts
-        self._session(customer_id)
-        loan = self._loan(customer_id, loan_id)
-        if loan.status not in ("active", "overdue"):
-            raise self._refuse("invalid_transition", text.loan_not_open, loan_id=loan_id)
+        loan = self._open_loan(customer_id, loan_id)
         account = self._own(customer_id, account_id)
         owed = _owed(loan)
         if amount > owed:
@@ -508,10 +512,7 @@ class Bank(AceApp[BankState]):
             account_id: The account to pay from.
         """
         text = self.bank_texts
-        self._session(customer_id)
-        loan = self._loan(customer_id, loan_id)
-        if loan.status not in ("active", "overdue"):
-            raise self._refuse("invalid_transition", text.loan_not_open, loan_id=loan_id)
+        loan = self._open_loan(customer_id, loan_id)
         account = self._own(customer_id, account_id)
         unpaid = [i for i in loan.schedule if i.status != "paid"]
         for installment in unpaid[1:]:
@@ -529,9 +530,9 @@ class Bank(AceApp[BankState]):
 
     def _settle(self, loan: Loan) -> None:
         if all(i.status == "paid" for i in loan.schedule):
-            loan.status = loan_lifecycle.move(loan.status, "settle")  # type: ignore[assignment]
+            loan_lifecycle.fire(loan, "settle")
         elif loan.status == "overdue" and not any(i.status == "overdue" for i in loan.schedule):
-            loan.status = loan_lifecycle.move(loan.status, "catch_up")  # type: ignore[assignment]
+            loan_lifecycle.fire(loan, "catch_up")
 
 
 def _owed(loan: Loan) -> Decimal:

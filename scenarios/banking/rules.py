@@ -20,6 +20,7 @@ MAX_DEBT_SHARE = Decimal("0.40")  # monthly debt payments may not exceed 40% of 
 MAX_OPEN_LOANS = 2
 LATE_FEE_RATE = Decimal("0.05")  # of the unpaid part of an overdue installment
 MIN_LATE_FEE = Decimal("10.00")
+OPEN_LOAN_STATUSES = frozenset({"active", "overdue"})  # loans that still ask for repayments
 
 
 def cents(value: Decimal) -> Decimal:
@@ -53,7 +54,7 @@ def monthly_debt(loans: Iterable[Loan]) -> Decimal:
     """What a customer's open loans ask for each month (their next unpaid installment)."""
     total = Decimal("0.00")
     for loan in loans:
-        if loan.status in ("active", "overdue"):
+        if loan.status in OPEN_LOAN_STATUSES:
             nxt = next((i for i in loan.schedule if i.status != "paid"), None)
             if nxt is not None:
                 total += nxt.principal + nxt.interest
@@ -67,7 +68,7 @@ def decide(amount: Decimal, term: int, income: Decimal, existing: list[Loan]) ->
     not exceed ten months of income; the first monthly payment plus what open loans ask
     each month may not exceed 40% of monthly income.
     """
-    open_loans = [loan for loan in existing if loan.status in ("active", "overdue")]
+    open_loans = [loan for loan in existing if loan.status in OPEN_LOAN_STATUSES]
     if any(loan.status == "overdue" for loan in open_loans):
         return "overdue"
     if len(open_loans) >= MAX_OPEN_LOANS:
