@@ -17,6 +17,9 @@ from typing import Any, Protocol, runtime_checkable
 from .errors import ParseError
 from .parsing import Call, parse_message
 
+# The words that end a conversation, from either side (ACEBench's convention).
+END = "finish conversation"
+
 
 @dataclass(frozen=True)
 class Message:
@@ -70,7 +73,7 @@ class OracleAgent:
     def act(self, conversation: Sequence[Message], tools: Sequence[dict[str, Any]]) -> Turn:
         milestones = self.task.paths[self.path] if self.task.paths else []
         if self._step >= len(milestones):
-            return Turn(text="finish conversation")
+            return Turn(text=END)
         message = milestones[self._step]
         self._step += 1
         return Turn.from_text(message)
@@ -109,7 +112,7 @@ class NoisyAgent:
                 calls.extend([call, call])
             elif kind == "corrupt":
                 calls.append(_corrupt(call, self._rng))
-        return Turn(calls=tuple(calls), text="" if calls else "finish conversation")
+        return Turn(calls=tuple(calls), text="" if calls else END)
 
 
 def _corrupt(call: Call, rng: random.Random) -> Call:

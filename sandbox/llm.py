@@ -14,6 +14,7 @@ from typing import Any
 
 from .agents import Message, Turn
 from .parsing import Call
+from .schemas import openai_tools
 from .users import END
 
 AGENT_PROMPT = ("You are an assistant that completes the user's request by calling the tools provided. "
@@ -31,30 +32,20 @@ class ChatClient:
     model: str
     api_key: str = field(default_factory=lambda: os.environ.get("OPENAI_API_KEY", "not-needed"))
     timeout: float = 60.0
+    _client: Any = field(default=None, init=False, repr=False, compare=False)
 
     def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()) -> Any:
-        try:
-            from openai import OpenAI
-        except ImportError as exc:  # pragma: no cover - exercised only without the extra
-            raise RuntimeError('LLM agents need the openai package: pip install "toolworlds[llm]"') from exc
-        client = OpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.timeout, max_retries=0)
+        if self._client is None:  # made once: each client holds its own connection pool
+            try:
+                from openai import OpenAI
+            except ImportError as exc:  # pragma: no cover - exercised only without the extra
+                raise RuntimeError('LLM agents need the openai package: pip install "toolworlds[llm]"') from exc
+            self._client = OpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.timeout,
+                                  max_retries=0)
         options: dict[str, Any] = {"model": self.model, "messages": messages}
         if tools:
             options["tools"] = list(tools)
-        return client.chat.completions.create(**options).choices[0].message
-
-
-def _openai_tools(functions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """ACEBench-dialect schemas ('dict' objects) as OpenAI tools."""
-    def fix(node: Any) -> Any:
-        if isinstance(node, dict):
-            return {k: ("object" if k == "type" and v == "dict" else "array" if k == "type" and v == "list"
-                        else fix(v)) for k, v in node.items()}
-        if isinstance(node, list):
-            return [fix(v) for v in node]
-        return node
-
-    return [{"type": "function", "function": fix(f)} for f in functions]
+        return self._client.chat.completions.create(**options).choices[0].message
 
 
 @dataclass
@@ -68,7 +59,7 @@ class LLMAgent:
             role = "user" if message.role == "tool" else message.role
             content = f"execution result: {message.content}" if message.role == "tool" else message.content
             messages.append({"role": role, "content": content})
-        reply = self.client.complete(messages, _openai_tools(tools))
+        reply = self.client.complete(messages, openai_tools(tools))
         calls = []
         for tool_call in getattr(reply, "tool_calls", None) or []:
             try:

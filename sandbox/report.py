@@ -24,14 +24,20 @@ def score_table(run_id: str, scores: list[ScoreRow], title: str | None = None) -
     table.add_column("category", no_wrap=True)
     for metric in METRICS:
         table.add_column(HEADERS[metric], justify="right", no_wrap=True)
-    grouped: dict[tuple[str, str], dict[str, float]] = {}
-    for row in scores:
-        grouped.setdefault((row.task_set, row.category), {})[row.metric] = row.value
+    grouped = _by_group(scores)
     for (task_set, category), values in sorted(grouped.items(), key=lambda kv: kv[0] == ("all", "all")):
         cells = [_fmt(metric, values.get(metric)) for metric in METRICS]
         style = "bold" if task_set == "all" else None
         table.add_row(task_set, category, *cells, style=style)
     return table
+
+
+def _by_group(scores: list[ScoreRow]) -> dict[tuple[str, str], dict[str, float]]:
+    """Score rows as {(task set, category): {metric: value}}."""
+    grouped: dict[tuple[str, str], dict[str, float]] = {}
+    for row in scores:
+        grouped.setdefault((row.task_set, row.category), {})[row.metric] = row.value
+    return grouped
 
 
 def _fmt(metric: str, value: float | None) -> str:
@@ -49,9 +55,7 @@ def html_report(store: RunStore, run_id: str) -> str:
         raise KeyError(f"no run {run_id!r} in {store.url}")
     scores = store.scores(run_id)
     episodes = store.episodes(run_id)
-    grouped: dict[tuple[str, str], dict[str, float]] = {}
-    for row in scores:
-        grouped.setdefault((row.task_set, row.category), {})[row.metric] = row.value
+    grouped = _by_group(scores)
     rows = "".join(
         "<tr>" + f"<td>{html.escape(ts)}</td><td>{html.escape(cat)}</td>"
         + "".join(f"<td>{_fmt(m, vals.get(m))}</td>" for m in METRICS) + "</tr>"

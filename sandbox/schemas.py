@@ -49,6 +49,21 @@ def export_all(specs: Iterable[ToolSpec], fmt: str = "openai") -> list[dict[str,
     return [export(spec, fmt) for spec in specs]
 
 
+# The dialects' type names that JSON Schema spells differently.
+_JSON_SCHEMA_TYPES = MappingProxyType({"dict": "object", "list": "array"})
+
+
+def openai_tools(functions: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Function descriptions in the ACEBench/BFCL dialect (as task files hold them) as OpenAI tools."""
+    tools = []
+    for function in functions:
+        described = dict(function)
+        if "parameters" in described:
+            described["parameters"] = _dialect(described["parameters"], _JSON_SCHEMA_TYPES)
+        tools.append({"type": "function", "function": described})
+    return tools
+
+
 def _dialect(schema: Any, names: Mapping[str, str]) -> Any:
     """Rename types and flatten what the dialect has no words for.
 

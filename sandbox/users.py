@@ -11,9 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from .agents import Message
-
-END = "finish conversation"
+from .agents import END, Message
 
 
 @runtime_checkable

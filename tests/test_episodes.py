@@ -98,6 +98,7 @@ class FakeChat(BaseHTTPRequestHandler):
                                        "Please deposit 10 into A001 for C001."}
         elif not any("execution result" in m["content"] for m in body["messages"]):
             assert body["tools"] and body["tools"][0]["type"] == "function"
+            assert all(t["function"]["parameters"]["type"] == "object" for t in body["tools"])
             arguments = json.dumps({"customer_id": "C001", "account_id": "A001", "amount": 10})
             message = {"role": "assistant", "content": None, "tool_calls": [
                 {"id": "call_1", "type": "function", "function": {"name": "deposit", "arguments": arguments}}]}

@@ -120,3 +120,18 @@ def test_exported_arguments_validate_against_the_schema() -> None:
 def test_unknown_format_is_an_error() -> None:
     with pytest.raises(ValueError, match="unknown schema format"):
         todo_world().schemas("yaml")
+
+
+def test_dialect_functions_become_openai_tools_with_json_schema_type_names() -> None:
+    from sandbox.schemas import openai_tools
+
+    function = {"name": "order", "description": "Place an order.", "parameters": {
+        "type": "dict", "required": ["items"], "properties": {
+            "items": {"type": "list", "items": {"type": "dict", "properties": {"type": {"type": "string"}}}},
+            "note": {"type": "string"}}}}
+    (tool,) = openai_tools([function])
+    assert tool == {"type": "function", "function": {"name": "order", "description": "Place an order.", "parameters": {
+        "type": "object", "required": ["items"], "properties": {
+            "items": {"type": "array", "items": {"type": "object", "properties": {"type": {"type": "string"}}}},
+            "note": {"type": "string"}}}}}
+    assert function["parameters"]["type"] == "dict"  # the task's own description is left as it was

@@ -144,7 +144,7 @@ def replay_path(task: AceTask, index: int, reader: FailureReader) -> PathReplay:
         defects.append("ground truth contradicts its own path: " + shown + (f" (+{more} more)" if more > 0 else ""))
     for note in comparison.notes:
         if "misspelled" in note or "no class" in note:
-            defects.append(note) if not comparison.equal else repairs.append(note)
+            (repairs if comparison.equal else defects).append(note)
     return PathReplay(index, comparison, repairs, defects, end_state, len(path))
 
 
