@@ -167,10 +167,8 @@ def replay(
         json_path.write_text(json.dumps([d.to_json() for d in diagnoses], indent=2, ensure_ascii=False))
 
 
-def _replay_apibank(data: Path | None, json_path: Path | None, recordings: bool = True) -> None:
-    from collections import Counter
-
-    from scenarios.apibank.replay import replay as replay_calls
+def _apibank_source(data: Path | None) -> Path:
+    """The API-Bank folder to read: `--data`, else the datasets folder."""
     from scenarios.datasets import dataset_dir
 
     source = data or dataset_dir("api-bank")
@@ -178,6 +176,15 @@ def _replay_apibank(data: Path | None, json_path: Path | None, recordings: bool 
         raise fail("no API-Bank data found: pass --data DIR or set TOOLWORLDS_DATA")
     if not (source / "init_database").is_dir():
         raise fail(f"{source} is not an API-Bank folder (no init_database/)")
+    return source
+
+
+def _replay_apibank(data: Path | None, json_path: Path | None, recordings: bool = True) -> None:
+    from collections import Counter
+
+    from scenarios.apibank.replay import replay as replay_calls
+
+    source = _apibank_source(data)
     rows = replay_calls(source, cassette=recordings, recorded_data=recordings)
     totals: Counter[str] = Counter()
     exact: Counter[str] = Counter()
@@ -227,7 +234,6 @@ def doctor(
 
 def _task_sets(names: list[str], langs: list[str], data: Path | None, limit: int | None) -> list:
     from scenarios.acebench.tasks import load_tasks
-    from scenarios.banking.authoring import DATA_DIR
 
     from .runner import TaskSet
 
@@ -235,7 +241,7 @@ def _task_sets(names: list[str], langs: list[str], data: Path | None, limit: int
     for name in names:
         if name not in REPLAY_FAMILIES:
             raise fail(f"unknown task set {name!r}; available: {', '.join(REPLAY_FAMILIES)}")
-        source = DATA_DIR if name == "banking" else (data or _default_data(name))
+        source = data if data is not None and name == "acebench" else _default_data(name)
         if source is None:
             raise fail(f"no {name} data found: pass --data DIR or set TOOLWORLDS_DATA")
         for lang in langs:
@@ -311,9 +317,10 @@ def report(
     if not runs:
         raise fail(f"no runs in {db}")
     for name in runs:
-        if store.run(name) is None:
+        stored = store.run(name)
+        if stored is None:
             raise fail(f"no run {name!r} in {db}")
-        console.print(score_table(name, store.scores(name), title=f"{name}: {store.run(name).agent}"))
+        console.print(score_table(name, store.scores(name), title=f"{name}: {stored.agent}"))
     if html_path is not None:
         try:
             html_path.write_text(html_report(store, runs[-1]), encoding="utf-8")
@@ -365,11 +372,8 @@ def score(
 
 def _score_apibank(data: Path | None, results: Path, json_path: Path | None) -> None:
     from evaluators.apibank import Scorer
-    from scenarios.datasets import dataset_dir
 
-    source = data or dataset_dir("api-bank")
-    if source is None or not (source / "init_database").is_dir():
-        raise fail("no API-Bank data found: pass --data DIR (the api-bank folder) or set TOOLWORLDS_DATA")
+    source = _apibank_source(data)
     if not results.is_file():
         raise fail(f"{results} is not a file of predictions (JSON lines)")
     rows = []
