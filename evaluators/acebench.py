@@ -26,7 +26,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-from sandbox import ParseError, parse_message
+from sandbox import Call, ParseError, parse_message
+from sandbox.episodes import render_calls
 
 Mode = Literal["compat", "strict"]
 
@@ -68,6 +69,7 @@ class _Fail(Exception):
 # ---------------------------------------------------------------------------------------------
 
 _MAX_DEPTH = 32
+_UNDECODABLE = "Invalid syntax. Failed to decode AST."  # the reference's words for any undecodable output
 
 
 def decode_compat(output: str) -> list[tuple[str, dict[str, Any]]]:
@@ -83,14 +85,14 @@ def decode_compat(output: str) -> list[tuple[str, dict[str, Any]]]:
     try:
         tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        raise _Fail("wrong_output_format", "Invalid syntax. Failed to decode AST.") from None
+        raise _Fail("wrong_output_format", _UNDECODABLE) from None
     node = tree.body
     if not isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        raise _Fail("wrong_output_format", "Invalid syntax. Failed to decode AST.")
+        raise _Fail("wrong_output_format", _UNDECODABLE)
     calls = []
     for element in node.elts:
         if not isinstance(element, ast.Call):
-            raise _Fail("wrong_output_format", "Invalid syntax. Failed to decode AST.")
+            raise _Fail("wrong_output_format", _UNDECODABLE)
         name = _dotted(element.func)
         arguments = {kw.arg: _compat_value(kw.value, text, 0) for kw in element.keywords if kw.arg is not None}
         calls.append((name, arguments))
@@ -103,7 +105,7 @@ def _dotted(node: ast.expr) -> str:
         parts.append(node.attr)
         node = node.value
     if not isinstance(node, ast.Name):
-        raise _Fail("wrong_output_format", "Invalid syntax. Failed to decode AST.")
+        raise _Fail("wrong_output_format", _UNDECODABLE)
     parts.append(node.id)
     return ".".join(reversed(parts))
 
@@ -116,7 +118,7 @@ def _compat_value(node: ast.expr, text: str, depth: int) -> Any:
     if isinstance(node, ast.UnaryOp):
         if isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, (int, float)):
             return -node.operand.value
-        raise _Fail("wrong_output_format", "Invalid syntax. Failed to decode AST.")
+        raise _Fail("wrong_output_format", _UNDECODABLE)
     if isinstance(node, ast.List):
         return [_compat_value(e, text, depth + 1) for e in node.elts]
     if isinstance(node, ast.Tuple):
@@ -133,7 +135,7 @@ def _compat_value(node: ast.expr, text: str, depth: int) -> Any:
         return _arithmetic(node, depth)
     if isinstance(node, ast.Subscript):
         return ast.get_source_segment(text, node) or ""
-    raise _Fail("wrong_output_format", "Invalid syntax. Failed to decode AST.")
+    raise _Fail("wrong_output_format", _UNDECODABLE)
 
 
 _OPERATORS = MappingProxyType({
@@ -156,11 +158,11 @@ def _arithmetic(node: ast.expr, depth: int) -> int | float:
         try:
             result = _OPERATORS[type(node.op)](left, right)
         except (ZeroDivisionError, OverflowError):
-            raise _Fail("wrong_output_format", "Invalid syntax. Failed to decode AST.") from None
+            raise _Fail("wrong_output_format", _UNDECODABLE) from None
         if isinstance(result, int) and abs(result) > 10**18:
             raise _Fail("wrong_output_format", "number too large")
         return result
-    raise _Fail("wrong_output_format", "Invalid syntax. Failed to decode AST.")
+    raise _Fail("wrong_output_format", _UNDECODABLE)
 
 
 def decode_strict(output: str) -> list[tuple[str, dict[str, Any]]]:
@@ -613,8 +615,7 @@ def summarize(scores: Mapping[str, float]) -> dict[str, float]:
 def render_answer(answer: Any) -> str:
     """A possible answer written as a model would write it (Python literals)."""
     chosen = answer[0] if isinstance(answer, list) else answer
-    return "[" + ", ".join(f"{_SUFFIX.sub('', name)}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
-                           for name, args in chosen.items()) + "]"
+    return render_calls([Call(_SUFFIX.sub("", name), args) for name, args in chosen.items()])
 
 
 def canonical_special(category: str, answer: Any) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sandbox import ParseError, parse_message
+from sandbox.episodes import render_calls
 
 
 def matched_prefix(milestones: Sequence[str], process: Sequence[str]) -> int:
@@ -45,5 +46,4 @@ def _canonical(message: str) -> str:
         calls = parse_message(message).calls
     except ParseError:
         return message.strip()
-    return "[" + ", ".join(f"{c.name}({', '.join(f'{k}={v!r}' for k, v in sorted(c.arguments.items()))})"
-                           for c in calls) + "]"
+    return render_calls(calls, sort_arguments=True)

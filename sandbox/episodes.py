@@ -44,10 +44,16 @@ class Episode:
     stop_reason: str = ""
 
 
-def render_calls(calls: Sequence[Call]) -> str:
-    """Calls in bracket syntax, the way ACEBench milestones are written."""
-    return "[" + ", ".join(f"{c.name}({', '.join(f'{k}={v!r}' for k, v in c.arguments.items())})"
-                           for c in calls) + "]"
+def render_calls(calls: Sequence[Call], *, sort_arguments: bool = False) -> str:
+    """Calls in bracket syntax, the way ACEBench milestones are written.
+
+    `sort_arguments` gives one spelling per set of calls, whatever order the arguments came in.
+    """
+    def arguments(call: Call) -> str:
+        items = sorted(call.arguments.items()) if sort_arguments else call.arguments.items()
+        return ", ".join(f"{k}={v!r}" for k, v in items)
+
+    return "[" + ", ".join(f"{c.name}({arguments(c)})" for c in calls) + "]"
 
 
 _Request = tuple[str, list[Message]]
