@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox import ParseError, World, parse_message
+from sandbox import Call, ParseError, World, parse_message
+from sandbox.episodes import render_calls
 from scenarios.apibank.checks import check_call
-from scenarios.apibank.dialogues import Dialogue, load_dialogues
-from scenarios.apibank.replay import RANDOM_OUTPUTS, build_cassette, envelope, recorded_state
-from scenarios.apibank.world import apibank_world
+from scenarios.apibank.dialogues import Dialogue
+from scenarios.apibank.replay import envelope, queue_recorded_random, recorded_dialogues, recording_world
 
 
 @dataclass(frozen=True)
@@ -57,22 +57,17 @@ class ApiBankScores:
 
 def render_call(api_name: str, param_dict: Mapping[str, Any]) -> str:
     """A recorded call written as a model would write it."""
-    return f"[{api_name}({', '.join(f'{k}={v!r}' for k, v in param_dict.items())})]"
+    return render_calls([Call(api_name, dict(param_dict))])
 
 
 class Scorer:
     """Scores predictions against API-Bank's dialogues; build once, score many predictions."""
 
     def __init__(self, data: str | Path, levels: tuple[int, ...] = (1, 2)) -> None:
-        root = Path(data)
-        samples = root / "lv1-lv2-samples" if (root / "lv1-lv2-samples").is_dir() else root
-        self.dialogues = {d.file: d for d in load_dialogues(samples, levels)}
-        everything = list(self.dialogues.values())
-        self.world = apibank_world(root / "init_database", cassette=build_cassette(everything))
-        home = self.world.app("SmartHome").state.model_dump()
-        overlay = recorded_state(everything)
-        self.world.load({"SmartHome": {"scenes": {**home["scenes"], **overlay["scenes"]},
-                                       "switches": {**home["switches"], **overlay["switches"]}}})
+        dialogues = recorded_dialogues(data, levels)
+        self.dialogues = {d.file: d for d in dialogues}
+        self.world = recording_world(data, dialogues)
+        self._rouge = _rouge_scorer()
 
     def levels(self) -> dict[str, int]:
         return {name: dialogue.level for name, dialogue in self.dialogues.items()}
@@ -80,7 +75,7 @@ class Scorer:
     def _prefix_world(self, dialogue: Dialogue, index: int) -> World:
         world = self.world.fork()
         for call in dialogue.api_calls[:index]:
-            _queue_random(world, call.api_name, call.result or {})
+            queue_recorded_random(world, call.api_name, call.result or {})
             world.call(call.api_name, call.param_dict)
         return world
 
@@ -99,7 +94,7 @@ class Scorer:
         if call.name != gold.api_name:
             return SampleScore(file, "api", index, False, None, f"API name mismatch: {call.name} vs {gold.api_name}")
         world = self._prefix_world(dialogue, index)
-        _queue_random(world, gold.api_name, gold.result or {})
+        queue_recorded_random(world, gold.api_name, gold.result or {})
         produced = json.loads(json.dumps(envelope(world, world.call(call.name, call.arguments)), default=str))
         expected = json.loads(json.dumps(gold.result or {}, default=str))
         correct = check_call(gold.api_name, produced, expected)
@@ -107,10 +102,10 @@ class Scorer:
 
     def score_response(self, file: str, index: int, prediction: Any) -> SampleScore:
         dialogue = self.dialogues.get(file)
-        answers = [turn.text for turn in dialogue.turns if turn.role == "AI"] if dialogue else []
+        answers = dialogue.replies if dialogue else []
         if not 0 <= index < len(answers):
             return SampleScore(file, "response", index, None, 0.0, "no such response sample")
-        return SampleScore(file, "response", index, None, rouge_l(answers[index], prediction))
+        return SampleScore(file, "response", index, None, rouge_l(answers[index], prediction, self._rouge))
 
     def score(self, predictions: Iterable[Mapping[str, Any]]) -> ApiBankScores:
         scores = ApiBankScores()
@@ -132,26 +127,23 @@ class Scorer:
             for index, call in enumerate(dialogue.api_calls):
                 rows.append({"file": file, "kind": "api", "index": index,
                              "pred": render_call(call.api_name, call.param_dict)})
-            answers = [turn.text for turn in dialogue.turns if turn.role == "AI"]
-            rows.extend({"file": file, "kind": "response", "index": i, "pred": text} for i, text in enumerate(answers))
+            rows.extend({"file": file, "kind": "response", "index": i, "pred": text}
+                        for i, text in enumerate(dialogue.replies))
         return rows
 
 
-def _queue_random(world: World, api_name: str, result: Mapping[str, Any]) -> None:
-    source = RANDOM_OUTPUTS.get(api_name)
-    output = result.get("output")
-    if source is None or not output:
-        return
-    app, key = source
-    value = output.get(key) if key and isinstance(output, Mapping) else output
-    if isinstance(value, str):
-        world.app(app).queue(value)  # type: ignore[attr-defined]
-
-
-def rouge_l(reference: str, prediction: Any) -> float:
-    """ROUGE-L F1; empty or unreadable predictions score 0 (the reference's `rouge` crashed on some)."""
-    if not isinstance(prediction, str) or not prediction.strip() or not reference.strip():
-        return 0.0
+def _rouge_scorer() -> Any:
     from rouge_score import rouge_scorer
 
-    return round(rouge_scorer.RougeScorer(["rougeL"]).score(reference, prediction)["rougeL"].fmeasure, 4)
+    return rouge_scorer.RougeScorer(["rougeL"])
+
+
+def rouge_l(reference: str, prediction: Any, scorer: Any = None) -> float:
+    """ROUGE-L F1; empty or unreadable predictions score 0 (the reference's `rouge` crashed on some).
+
+    Pass a `scorer` (from one `Scorer`) when scoring many responses, so it is built once.
+    """
+    if not isinstance(prediction, str) or not prediction.strip() or not reference.strip():
+        return 0.0
+    scorer = scorer or _rouge_scorer()
+    return round(scorer.score(reference, prediction)["rougeL"].fmeasure, 4)

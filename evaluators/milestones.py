@@ -152,9 +152,12 @@ def evaluate_process(
         for m in milestones
     )
     hit = tuple(mine.id for mine in minefields if _triggered(mine, log, end_state))
-    score = 0.0 if hit or not milestones else round(sum(r.similarity for r in results) / len(milestones), 4)
-    if not milestones and not hit:
+    if hit:
+        score = 0.0
+    elif not milestones:
         score = 1.0
+    else:
+        score = round(sum(r.similarity for r in results) / len(milestones), 4)
     return ProcessReport(score, results, hit)
 
 

@@ -45,6 +45,11 @@ class Dialogue(BaseModel):
         return [turn.call for turn in self.turns if turn.call is not None]
 
     @property
+    def replies(self) -> list[str]:
+        """The AI's turns in order: the response samples."""
+        return [turn.text for turn in self.turns if turn.role == "AI"]
+
+    @property
     def apis(self) -> list[str]:
         """Every API the dialogue uses, in order of first use."""
         return list(dict.fromkeys(call.api_name for call in self.api_calls))

@@ -10,7 +10,7 @@ read from a cassette built from the dialogues.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -120,31 +120,51 @@ def _normal(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
+def recorded_dialogues(data: str | Path, levels: tuple[int, ...] = (1, 2)) -> list[Dialogue]:
+    """The dialogues of an API-Bank folder (or of its `lv1-lv2-samples` folder itself)."""
+    root = Path(data)
+    return load_dialogues(root / "lv1-lv2-samples" if (root / "lv1-lv2-samples").is_dir() else root, levels)
+
+
+def recording_world(data: str | Path, dialogues: Sequence[Dialogue], *, cassette: bool = True,
+                    recorded_data: bool = True) -> World:
+    """The world the recordings were made in: `init_database`, plus (optionally) the
+    cassette of network/model answers and the initial data that has drifted since."""
+    world = apibank_world(Path(data) / "init_database", cassette=build_cassette(dialogues) if cassette else None)
+    if recorded_data:
+        home = world.app("SmartHome").state.model_dump()
+        overlay = recorded_state(dialogues)
+        world.load({"SmartHome": {"scenes": {**home["scenes"], **overlay["scenes"]},
+                                  "switches": {**home["switches"], **overlay["switches"]}}})
+    return world
+
+
+def queue_recorded_random(world: World, api_name: str, result: Mapping[str, Any]) -> None:
+    """Queue the random value a recorded call drew (an id, a token), so the world draws it too."""
+    source = RANDOM_OUTPUTS.get(api_name)
+    output = result.get("output")
+    if source is None or not output:
+        return
+    app, key = source
+    value = output.get(key) if key and isinstance(output, Mapping) else output
+    if isinstance(value, str):
+        world.app(app).queue(value)  # type: ignore[attr-defined]
+
+
 def replay(data: str | Path, *, cassette: bool = True, recorded_data: bool = True,
            levels: tuple[int, ...] = (1, 2)) -> list[CallReplay]:
     """Replay every recorded call; `cassette` and `recorded_data` feed back what the
     recordings reveal (network/model answers, and initial data that has drifted since)."""
     from .checks import check_call, explain
 
-    root = Path(data)
-    dialogues = load_dialogues(root / "lv1-lv2-samples" if (root / "lv1-lv2-samples").is_dir() else root, levels)
-    recorded = build_cassette(dialogues) if cassette else None
-    prototype = apibank_world(root / "init_database", cassette=recorded)
-    if recorded_data:
-        home = prototype.app("SmartHome").state
-        overlay = recorded_state(dialogues)
-        prototype.load({"SmartHome": {"scenes": {**home.model_dump()["scenes"], **overlay["scenes"]},
-                                      "switches": {**home.model_dump()["switches"], **overlay["switches"]}}})
+    dialogues = recorded_dialogues(data, levels)
+    prototype = recording_world(data, dialogues, cassette=cassette, recorded_data=recorded_data)
     results = []
     for dialogue in dialogues:
         world = prototype.fork()
         for index, call in enumerate(dialogue.api_calls):
             expected = _normal(call.result or {})
-            random_source = RANDOM_OUTPUTS.get(call.api_name)
-            if random_source is not None and expected.get("output"):
-                app, field = random_source
-                output = expected["output"]
-                world.app(app).queue(output[field] if field else output)  # type: ignore[attr-defined]
+            queue_recorded_random(world, call.api_name, expected)
             record = world.call(call.api_name, call.param_dict)
             produced = _normal(envelope(world, record))
             exact = produced == expected
