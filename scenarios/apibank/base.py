@@ -97,9 +97,7 @@ def strict_time(value: str, fmt: str = TIME_FORMAT) -> str:
     """Check a time against a format (the reference's ValueError text on failure); keep it verbatim."""
     try:
         dt.datetime.strptime(value, fmt)
-    except ValueError as exc:
-        raise ApiError(str(exc)) from None
-    except TypeError as exc:
+    except (ValueError, TypeError) as exc:
         raise ApiError(str(exc)) from None
     return value
 

@@ -41,6 +41,16 @@ class Cassette:
     def lookup(self, api_name: str, arguments: Mapping[str, Any]) -> tuple[Any, str | None] | None:
         return self._entries.get(self.key(api_name, arguments))
 
+    def answer(self, api_name: str, arguments: Mapping[str, Any]) -> Any:
+        """The recorded output (None when nothing is recorded); a recorded exception is raised."""
+        found = self.lookup(api_name, arguments)
+        if found is None:
+            return None
+        output, exception = found
+        if exception:
+            raise ApiError(exception)
+        return output
+
     def __len__(self) -> int:
         return len(self._entries)
 
@@ -59,15 +69,6 @@ class Knowledge(App[KnowledgeState]):
 
     app_name = "Knowledge"
     cassette: Cassette = Cassette()
-
-    def _recorded(self, api_name: str, arguments: Mapping[str, Any]) -> Any:
-        found = self.cassette.lookup(api_name, arguments)
-        if found is None:
-            return None
-        output, exception = found
-        if exception:
-            raise ApiError(exception)
-        return output
 
     @api("QueryHistoryToday", mutates=False)
     def query_history_today(self, date: str) -> list:
@@ -94,7 +95,7 @@ class Knowledge(App[KnowledgeState]):
 
     @api("SearchEngine", mutates=False)
     def search_engine(self, keyword: str) -> list:
-        recorded = self._recorded("SearchEngine", {"keyword": keyword})
+        recorded = self.cassette.answer("SearchEngine", {"keyword": keyword})
         if recorded is not None:
             return recorded
         documents = self.state.search.get("raw_documents") or []
@@ -139,14 +140,14 @@ class Knowledge(App[KnowledgeState]):
 
     @api("Dictionary", mutates=False)
     def dictionary(self, keyword: str) -> Any:
-        recorded = self._recorded("Dictionary", {"keyword": keyword})
+        recorded = self.cassette.answer("Dictionary", {"keyword": keyword})
         if recorded is None:
             raise ApiError(f"No offline answer for the keyword {keyword!r}.")
         return recorded
 
     @api("Translate", mutates=False, echo="given")
     def translate(self, src: str, src_lang: str | None = None, tgt_lang: str | None = None) -> Any:
-        recorded = self._recorded("Translate", {"src": src, "src_lang": src_lang, "tgt_lang": tgt_lang})
+        recorded = self.cassette.answer("Translate", {"src": src, "src_lang": src_lang, "tgt_lang": tgt_lang})
         if recorded is None:
             raise ApiError("No offline translation for this text.")
         return recorded
@@ -185,12 +186,8 @@ class Utilities(App[StateModel]):
 
     @api("ToolSearcher", mutates=False)
     def tool_searcher(self, keywords: str) -> Any:
-        found = self.cassette.lookup("ToolSearcher", {"keywords": keywords})
-        if found is not None:
-            if found[1]:
-                raise ApiError(found[1])
-            return found[0]
-        return search_tools(keywords)
+        recorded = self.cassette.answer("ToolSearcher", {"keywords": keywords})
+        return recorded if recorded is not None else search_tools(keywords)
 
 
 def search_tools(keywords: str, level: int = 1) -> Any:
