@@ -32,12 +32,20 @@ def _exact(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return _in(a) == _in(b) and _same_result(a, b)
 
 
-def _fields(*names: str, normalize: Callable[[str, Any], Any] | None = None) -> Check:
+Normalize = Callable[[str, Any], Any]
+
+
+def _same_fields(a: dict[str, Any], b: dict[str, Any], names: tuple[str, ...], normalize: Normalize | None) -> bool:
+    """Whether both inputs agree on every named field, each normalised first if asked."""
+    def value(envelope: dict[str, Any], name: str) -> Any:
+        raw = _in(envelope).get(name)
+        return normalize(name, raw) if normalize is not None else raw
+    return all(value(a, n) == value(b, n) for n in names)
+
+
+def _fields(*names: str, normalize: Normalize | None = None) -> Check:
     def check(a: dict[str, Any], b: dict[str, Any]) -> bool:
-        def value(envelope: dict[str, Any], name: str) -> Any:
-            raw = _in(envelope).get(name)
-            return normalize(name, raw) if normalize is not None else raw
-        return all(value(a, n) == value(b, n) for n in names) and _same_result(a, b)
+        return _same_fields(a, b, names, normalize) and _same_result(a, b)
     return check
 
 
@@ -53,15 +61,11 @@ def _fuzzy(field: str, *others: str, lower: bool = False, keep_token: bool = Fal
             left, right = left.lower(), right.lower()
         if jaccard(left, right) <= 0.5:
             return False
-        return all(_in(a).get(o) == _in(b).get(o) for o in others) and _same_result(a, b)
+        return _same_fields(a, b, others, None) and _same_result(a, b)
     return check
 
 
-def _meeting(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    if jaccard(_text(_in(a).get("meeting_topic")), _text(_in(b).get("meeting_topic"))) <= 0.5:
-        return False
-    rest = ("token", "start_time", "end_time", "location", "attendees")
-    return all(_in(a).get(k) == _in(b).get(k) for k in rest) and _same_result(a, b)
+_meeting = _fuzzy("meeting_topic", "token", "start_time", "end_time", "location", "attendees")
 
 
 def _delete_by(field: str) -> Check:
@@ -72,13 +76,10 @@ def _delete_by(field: str) -> Check:
     return check
 
 
-def _present_output(*fields: str, normalize: Callable[[str, Any], Any] | None = None) -> Check:
+def _present_output(*fields: str, normalize: Normalize | None = None) -> Check:
     """Random outputs: the output only has to exist when the ground truth's does."""
     def check(a: dict[str, Any], b: dict[str, Any]) -> bool:
-        def value(envelope: dict[str, Any], name: str) -> Any:
-            raw = _in(envelope).get(name)
-            return normalize(name, raw) if normalize else raw
-        if any(value(a, f) != value(b, f) for f in fields):
+        if not _same_fields(a, b, fields, normalize):
             return False
         if (b.get("output") is not None) != (a.get("output") is not None):
             return False
