@@ -18,6 +18,11 @@ class _Gated(App[Records]):
     def mine(self, username: str) -> list[tuple[str, dict[str, Any]]]:
         return [(key, record) for key, record in self.state.records.items() if record.get("username") == username]
 
+    def find_any(self, username: str, **values: Any) -> tuple[str, dict[str, Any]] | None:
+        """The user's first record (key, record) that matches any one of the given field values."""
+        return next(((key, record) for key, record in self.mine(username)
+                     if any(record.get(name) == value for name, value in values.items())), None)
+
     def next_key_by_count(self) -> str:
         """len+1, the reference's rule for agenda and alarm ids (skipping ids in use, which it overwrote)."""
         records = self.state.records
@@ -37,10 +42,6 @@ class Agenda(_Gated):
 
     app_name = "Agenda"
 
-    def _find(self, username: str, content: str, time: str) -> tuple[str, dict[str, Any]] | None:
-        return next(((k, r) for k, r in self.mine(username) if r.get("content") == content or r.get("time") == time),
-                    None)
-
     @api("AddAgenda")
     def add_agenda(self, token: str, content: str, time: str, location: str) -> str:
         strict_time(time)
@@ -55,7 +56,7 @@ class Agenda(_Gated):
     def delete_agenda(self, token: str, content: str, time: str, location: str) -> str:
         if time:
             strict_time(time)
-        found = self._find(self.user(token), content, time)
+        found = self.find_any(self.user(token), content=content, time=time)
         if found is not None:
             del self.state.records[found[0]]
         elif content:
@@ -69,7 +70,7 @@ class Agenda(_Gated):
         if time:
             strict_time(time)
         username = self.user(token)
-        found = self._find(username, content, time)
+        found = self.find_any(username, content=content, time=time)
         if found is not None:
             self.state.records[found[0]] = {"username": username, "content": content, "time": time,
                                             "location": location}
@@ -84,7 +85,7 @@ class Agenda(_Gated):
     def query_agenda(self, token: str, content: str, time: str, location: str) -> dict:
         if time:
             strict_time(time)
-        found = self._find(self.user(token), content, time)
+        found = self.find_any(self.user(token), content=content, time=time)
         if found is not None:
             return found[1]
         if content:
@@ -99,9 +100,6 @@ class Alarm(_Gated):
 
     app_name = "Alarm"
 
-    def _at(self, username: str, time: str) -> tuple[str, dict[str, Any]] | None:
-        return next(((k, r) for k, r in self.mine(username) if r.get("time") == time), None)
-
     @api("AddAlarm")
     def add_alarm(self, token: str, time: str) -> str:
         strict_time(time)
@@ -112,7 +110,7 @@ class Alarm(_Gated):
     @api("DeleteAlarm")
     def delete_alarm(self, token: str, time: str) -> str:
         strict_time(time)
-        found = self._at(self.user(token), time)
+        found = self.find_any(self.user(token), time=time)
         if found is None:
             raise ApiError(f"You have no alarm clock at time : {time}")
         del self.state.records[found[0]]
@@ -123,7 +121,7 @@ class Alarm(_Gated):
         strict_time(from_time)
         strict_time(to_time)
         username = self.user(token)
-        found = self._at(username, from_time)
+        found = self.find_any(username, time=from_time)
         if found is None:
             raise ApiError(f"You have no agenda at time : {from_time}")
         self.state.records[found[0]] = {"username": username, "time": to_time}
@@ -132,7 +130,7 @@ class Alarm(_Gated):
     @api("QueryAlarm", mutates=False)
     def query_alarm(self, token: str, time: str) -> dict:
         strict_time(time)
-        found = self._at(self.user(token), time)
+        found = self.find_any(self.user(token), time=time)
         if found is None:
             raise ApiError(f"You have no alarm clock at time : {time}")
         return found[1]
@@ -143,14 +141,11 @@ class Reminder(_Gated):
 
     app_name = "Reminder"
 
-    def _checked(self, token: str, content: str, time: str) -> tuple[str, tuple[str, dict[str, Any]] | None]:
+    def _checked(self, token: str, content: str, time: str) -> tuple[str, dict[str, Any]] | None:
         strict_time(time)
         if content.strip() == "":
             raise ApiError("Content should not be null")
-        username = self.user(token)
-        found = next(((k, r) for k, r in self.mine(username) if r.get("content") == content or r.get("time") == time),
-                     None)
-        return username, found
+        return self.find_any(self.user(token), content=content, time=time)
 
     @api("AddReminder")
     def add_reminder(self, token: str, content: str, time: str) -> str:
@@ -163,7 +158,7 @@ class Reminder(_Gated):
 
     @api("DeleteReminder")
     def delete_reminder(self, token: str, content: str, time: str) -> str:
-        _, found = self._checked(token, content, time)
+        found = self._checked(token, content, time)
         if found is None:
             raise ApiError(f"You have no reminder about {content} or at time : {time}")
         del self.state.records[found[0]]
@@ -171,7 +166,7 @@ class Reminder(_Gated):
 
     @api("ModifyReminder")
     def modify_reminder(self, token: str, content: str, time: str) -> str:
-        _, found = self._checked(token, content, time)
+        found = self._checked(token, content, time)
         if found is None:
             raise ApiError(f"You have no reminder about {content} or at time : {time}")
         found[1]["content"] = content
@@ -180,7 +175,7 @@ class Reminder(_Gated):
 
     @api("QueryReminder", mutates=False)
     def query_reminder(self, token: str, content: str, time: str) -> dict:
-        _, found = self._checked(token, content, time)
+        found = self._checked(token, content, time)
         if found is None:
             raise ApiError(f"You have no reminder about {content} or at time : {time}")
         return found[1]
@@ -192,17 +187,14 @@ class Meeting(_Gated):
     app_name = "Meeting"
 
     def _checked(self, token: str, meeting_topic: str, start_time: str, end_time: str
-                 ) -> tuple[str, tuple[str, dict[str, Any]] | None]:
+                 ) -> tuple[str, dict[str, Any]] | None:
         if start_time:
             strict_time(start_time)
         if end_time:
             strict_time(end_time)
         if meeting_topic.strip() == "" and not start_time:
             raise ApiError("Meeting Topic and start_time should not be null both")
-        username = self.user(token)
-        found = next(((k, r) for k, r in self.mine(username)
-                      if r.get("meeting_topic") == meeting_topic or r.get("start_time") == start_time), None)
-        return username, found
+        return self.find_any(self.user(token), meeting_topic=meeting_topic, start_time=start_time)
 
     @staticmethod
     def _missing(meeting_topic: str, start_time: str) -> ApiError:
@@ -226,7 +218,7 @@ class Meeting(_Gated):
     @api("DeleteMeeting")
     def delete_meeting(self, token: str, meeting_topic: str, start_time: str, end_time: str, location: str,
                        attendees: LiteralStrList) -> str:
-        _, found = self._checked(token, meeting_topic, start_time, end_time)
+        found = self._checked(token, meeting_topic, start_time, end_time)
         if found is None:
             raise self._missing(meeting_topic, start_time)
         del self.state.records[found[0]]
@@ -235,7 +227,7 @@ class Meeting(_Gated):
     @api("ModifyMeeting")
     def modify_meeting(self, token: str, meeting_topic: str, start_time: str, end_time: str, location: str,
                        attendees: LiteralStrList) -> str:
-        _, found = self._checked(token, meeting_topic, start_time, end_time)
+        found = self._checked(token, meeting_topic, start_time, end_time)
         if found is None:
             raise self._missing(meeting_topic, start_time)
         record = found[1]
@@ -249,7 +241,7 @@ class Meeting(_Gated):
     @api("QueryMeeting", mutates=False)
     def query_meeting(self, token: str, meeting_topic: str, start_time: str, end_time: str, location: str,
                       attendees: LiteralStrList) -> dict:
-        _, found = self._checked(token, meeting_topic, start_time, end_time)
+        found = self._checked(token, meeting_topic, start_time, end_time)
         if found is None:
             raise self._missing(meeting_topic, start_time)
         return found[1]
