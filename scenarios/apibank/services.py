@@ -10,7 +10,7 @@ from pydantic import AliasChoices, Field
 from sandbox import App, StateModel
 
 from .accounts import RandomSource
-from .base import TIME_FORMAT, ApiError, LiteralList, Records, api, normalize_date, pad_year
+from .base import DATE_FORMAT, TIME_FORMAT, ApiError, LiteralList, Records, api, normalize_date, pad_year, strict_time
 
 
 def _normalized_or_none(value: str, fmt: str) -> str | None:
@@ -283,8 +283,8 @@ class Hotel(App[HotelState]):
     @api("BookHotel")
     def book_hotel(self, hotel_name: str, check_in_time: str, check_out_time: str, room_count: int,
                    adult_count: int, child_count: int) -> str:
-        check_in = dt.datetime.strptime(_date_or_raise(check_in_time), "%Y-%m-%d")
-        check_out = dt.datetime.strptime(_date_or_raise(check_out_time), "%Y-%m-%d")
+        check_in = dt.datetime.strptime(strict_time(check_in_time, DATE_FORMAT), DATE_FORMAT)
+        check_out = dt.datetime.strptime(strict_time(check_out_time, DATE_FORMAT), DATE_FORMAT)
         if adult_count > 2 and room_count == 1:
             raise ApiError("The number of adults is greater than 2. Two rooms are ordered.")
         for order in self.state.orders.values():
@@ -302,14 +302,6 @@ class Hotel(App[HotelState]):
                                        "check_out_time": check_out_time, "room_count": room_count,
                                        "adult_count": adult_count, "child_count": child_count}
         return order_id
-
-
-def _date_or_raise(value: str) -> str:
-    try:
-        dt.datetime.strptime(value, "%Y-%m-%d")
-    except ValueError as exc:
-        raise ApiError(str(exc)) from None
-    return value
 
 
 class StockState(StateModel):
