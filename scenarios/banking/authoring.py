@@ -17,6 +17,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from sandbox import Call
+from sandbox.episodes import render_calls
 from scenarios.acebench.world import saved_state
 
 from .world import banking_world
@@ -329,13 +331,9 @@ TASKS: tuple[TaskSpec, ...] = (
 )
 
 
-def render(name: str, arguments: dict[str, Any], texts: dict[str, str]) -> str:
-    parts = []
-    for key, value in arguments.items():
-        if isinstance(value, Text):
-            value = texts[value.key]
-        parts.append(f"{key}={value!r}")
-    return f"{name}({', '.join(parts)})"
+def in_language(arguments: dict[str, Any], texts: dict[str, str]) -> dict[str, Any]:
+    """The arguments with each language-dependent `Text` replaced by its wording."""
+    return {key: texts[value.key] if isinstance(value, Text) else value for key, value in arguments.items()}
 
 
 def _lookup(state: dict[str, Any], dotted: str) -> Any:
@@ -354,7 +352,7 @@ def build_records(lang: str) -> dict[str, tuple[list[dict[str, Any]], list[dict[
         counters[spec.category] = number + 1
         task_id = f"banking_{spec.category}_{number}"
         texts = spec.texts.get(lang, {})
-        milestones = ["[" + ", ".join(render(n, a, texts) for n, a in message) + "]" for message in spec.path]
+        milestones = [render_calls([Call(n, in_language(a, texts)) for n, a in message]) for message in spec.path]
         world = banking_world(spec.classes, lang=lang, initial_config=spec.config)
         for message in milestones:
             world.execute(message)
