@@ -27,7 +27,12 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from sandbox import Call, ParseError, parse_message
-from sandbox.episodes import render_calls
+from sandbox.comparison import compare_states
+from sandbox.parsing import render_calls
+from scenarios.acebench.family import FAMILY
+
+from .process import acebench_process
+from .results import ResultsRequest, ScoreTable
 
 Mode = Literal["compat", "strict"]
 
@@ -540,9 +545,6 @@ def score_agent(prompts: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[
     name is misspelled are never compared). strict: misspelled classes are compared with
     the closest real class, and process matching ignores quote style and spacing.
     """
-    from .process import acebench_process
-    from .state import compare_states
-
     answers_by_id = {a.get("id"): a for a in answers}
     items, processes = [], []
     for prompt in prompts:
@@ -642,3 +644,31 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
             row = {}
         rows.append(row if isinstance(row, dict) else {})
     return rows
+
+
+SUMMARY_GROUPS = ("atom", "single_turn", "multi_turn", "normal", "special", "agent", "overall")
+
+
+def score_results(request: ResultsRequest) -> ScoreTable:
+    """`toolworlds score acebench`: every category with a result file, the group means and overall."""
+    if request.mode not in ("compat", "strict"):
+        raise ValueError("--mode must be compat or strict")
+    root = FAMILY.data_source(request.data)
+    folder = root / f"data_{request.lang}" if (root / f"data_{request.lang}").is_dir() else root
+    if not request.results.is_dir():
+        raise ValueError(f"{request.results} is not a folder")
+    scores = score_directory(folder, request.results, request.mode)  # type: ignore[arg-type]
+    if not scores:
+        raise ValueError(f"no result files (data_<category>_result.json) in {request.results} match the data "
+                         f"in {folder}")
+    summary = summarize({name: s.accuracy for name, s in scores.items()})
+    categories = tuple(
+        (name, f"{s.accuracy:.3f}" + (f" (process {s.process:.3f})" if s.process is not None else ""), str(s.total))
+        for name, s in scores.items()
+    )
+    groups = tuple((group, f"{summary[group]:.3f}", "") for group in SUMMARY_GROUPS)
+    payload = {"mode": request.mode, "summary": summary,
+               "categories": {name: {"accuracy": s.accuracy, "total": s.total, "process": s.process,
+                                     "items": s.items} for name, s in scores.items()}}
+    return ScoreTable(f"ACEBench ({request.lang}, {request.mode})", ("category", "accuracy", "items"),
+                      (categories, groups), payload, frozenset({"normal", "special", "agent", "overall"}))

@@ -21,10 +21,19 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import Call, ParseError, World, parse_message
-from sandbox.episodes import render_calls
+from sandbox.parsing import render_calls
 from scenarios.apibank.checks import check_call
 from scenarios.apibank.dialogues import Dialogue
-from scenarios.apibank.replay import envelope, queue_recorded_random, recorded_dialogues, recording_world
+from scenarios.apibank.family import FAMILY
+from scenarios.apibank.replay import (
+    apibank_folder,
+    envelope,
+    queue_recorded_random,
+    recorded_dialogues,
+    recording_world,
+)
+
+from .results import ResultsRequest, ScoreTable
 
 
 @dataclass(frozen=True)
@@ -147,3 +156,38 @@ def rouge_l(reference: str, prediction: Any, scorer: Any = None) -> float:
         return 0.0
     scorer = scorer or _rouge_scorer()
     return round(scorer.score(reference, prediction)["rougeL"].fmeasure, 4)
+
+
+def read_predictions(path: Path) -> list[dict[str, Any]]:
+    """Prediction rows from a JSON-lines file; `ValueError` names the first bad line."""
+    if not path.is_file():
+        raise ValueError(f"{path} is not a file of predictions (JSON lines)")
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                raise ValueError(f"{path.name}:{number}: not valid JSON") from None
+            rows.append(row if isinstance(row, dict) else {})
+    return rows
+
+
+def score_results(request: ResultsRequest) -> ScoreTable:
+    """`toolworlds score apibank`: API-call accuracy per level and ROUGE-L of responses."""
+    source = apibank_folder(FAMILY.data_source(request.data))
+    rows = read_predictions(request.results)
+    scorer = Scorer(source)
+    scores = scorer.score(rows)
+    levels = scorer.levels()
+    api = [s for s in scores.samples if s.kind == "api"]
+    table = []
+    for level in (1, 2):
+        count = sum(1 for s in api if levels.get(s.file) == level)
+        table.append((f"API call accuracy, level {level}", f"{scores.accuracy(level, levels):.4f}", str(count)))
+    table.append(("API call accuracy", f"{scores.accuracy():.4f}", str(len(api))))
+    responses = sum(1 for s in scores.samples if s.kind == "response")
+    table.append(("response ROUGE-L", f"{scores.rouge():.4f}", str(responses)))
+    payload = {"accuracy": scores.accuracy(), "rouge_l": scores.rouge(),
+               "samples": [s.to_dict() for s in scores.samples]}
+    return ScoreTable("API-Bank", ("metric", "value", "samples"), (tuple(table),), payload)

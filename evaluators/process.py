@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sandbox import ParseError, parse_message
-from sandbox.episodes import render_calls
+from sandbox.parsing import render_calls
 
 
 def matched_prefix(milestones: Sequence[str], process: Sequence[str]) -> int:

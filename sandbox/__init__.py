@@ -19,7 +19,7 @@ from .app import App
 from .calllog import CallError, CallLog, CallRecord
 from .clock import SimClock
 from .errors import ParseError, ReadOnlyViolation, ToolError
-from .parsing import Call, ParsedMessage, parse_calls, parse_message
+from .parsing import Call, ParsedMessage, parse_calls, parse_message, render_calls
 from .rng import WorldRandom
 from .schemas import FORMATS, export
 from .state import StateModel, TrackedDict, TrackedList, TrackedSet
@@ -27,20 +27,22 @@ from .tools import ToolSpec, tool
 from .world import Snapshot, World
 
 if TYPE_CHECKING:
+    from .comparison import StateComparison, compare_states
     from .diffing import FieldDifference, StateDiff
     from .lifecycle import Lifecycle, Transition
 
 __all__ = [
     "App", "Call", "CallError", "CallLog", "CallRecord", "FORMATS", "FieldDifference",
     "Lifecycle", "ParseError", "ParsedMessage", "ReadOnlyViolation", "SimClock", "Snapshot",
-    "StateDiff", "StateModel", "ToolError", "ToolSpec", "TrackedDict", "TrackedList",
+    "StateComparison", "StateDiff", "StateModel", "ToolError", "ToolSpec", "TrackedDict", "TrackedList",
     "TrackedSet", "Transition", "World", "WorldRandom", "export", "parse_calls",
-    "parse_message", "tool",
+    "compare_states", "parse_message", "render_calls", "tool",
 ]
 
 _LAZY = MappingProxyType({
     "Lifecycle": ".lifecycle", "Transition": ".lifecycle",
     "StateDiff": ".diffing", "FieldDifference": ".diffing",
+    "StateComparison": ".comparison", "compare_states": ".comparison",
 })
 
 

@@ -23,6 +23,7 @@ import ast
 import json
 import re
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -57,6 +58,18 @@ class ParsedMessage:
     calls: list[Call]
     format: str
     repairs: tuple[str, ...] = ()
+
+
+def render_calls(calls: Sequence[Call], *, sort_arguments: bool = False) -> str:
+    """Calls in bracket syntax (the inverse of `parse_calls`), as ACEBench milestones are written.
+
+    `sort_arguments` gives one spelling per set of calls, whatever order the arguments came in.
+    """
+    def arguments(call: Call) -> str:
+        items = sorted(call.arguments.items()) if sort_arguments else call.arguments.items()
+        return ", ".join(f"{k}={v!r}" for k, v in items)
+
+    return "[" + ", ".join(f"{c.name}({arguments(c)})" for c in calls) + "]"
 
 
 def parse_calls(text: str) -> list[Call]:

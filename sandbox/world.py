@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from .app import App
 from .calllog import CallError, CallLog, CallRecord
 from .clock import DEFAULT_START, SimClock
+from .diffing import diff_states
 from .errors import ParseError, ToolError
 from .journal import Journal
 from .journal import begin as _set_journal
@@ -126,8 +127,6 @@ class World:
 
     def diff(self, expected: Mapping[str, Any]) -> Any:
         """Field-level differences between `expected` and the current state (exact mode)."""
-        from .diffing import diff_states
-
         return diff_states(expected, self.state())
 
     def load(self, config: Mapping[str, Mapping[str, Any]]) -> None:

@@ -1,47 +1,35 @@
-"""The world families toolworlds ships, by name, for the CLI and for harnesses.
+"""The world families toolworlds ships, by name: the one list the CLI, runner and integrations read.
 
-Entries name a factory by import path so that listing worlds imports none of them.
+Each entry names a family's `FAMILY` object by import path, so listing names imports no world.
+Adding a family is one line here (see docs/architecture.md).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
 
-from sandbox import World
+from .family import WorldFamily
 
-
-@dataclass(frozen=True)
-class WorldFamily:
-    name: str
-    description: str
-    factory: str  # "package.module:function" returning a World
-
-    def build(self, **options: Any) -> World:
-        module, _, function = self.factory.partition(":")
-        make: Callable[..., World] = getattr(importlib.import_module(module), function)
-        return make(**options)
-
-
-FAMILIES: Mapping[str, WorldFamily] = MappingProxyType({
-    family.name: family
-    for family in (
-        WorldFamily("todo", "A tiny to-do list: the engine's example world.", "scenarios.todo:todo_world"),
-        WorldFamily("acebench", "ACEBench's phone (device, messages, reminders, food delivery) and travel worlds.",
-                    "scenarios.acebench:acebench_world"),
-        WorldFamily("banking", "The banking world the ACEBench paper describes: accounts, payments, loans.",
-                    "scenarios.banking:banking_world"),
-        WorldFamily("apibank", "API-Bank's APIs (apis/) as one offline, deterministic world.",
-                    "scenarios.apibank:apibank_world"),
-    )
+FAMILIES: Mapping[str, str] = MappingProxyType({
+    "todo": "scenarios.todo.family:FAMILY",
+    "acebench": "scenarios.acebench.family:FAMILY",
+    "banking": "scenarios.banking.family:FAMILY",
+    "apibank": "scenarios.apibank.family:FAMILY",
 })
 
 
 def family(name: str) -> WorldFamily:
+    """The family called `name`; `KeyError` naming the known ones otherwise."""
     try:
-        return FAMILIES[name]
+        path = FAMILIES[name]
     except KeyError:
         raise KeyError(f"unknown world {name!r}; known worlds: {', '.join(FAMILIES)}") from None
+    module, _, attribute = path.partition(":")
+    found: WorldFamily = getattr(importlib.import_module(module), attribute)
+    return found
+
+
+def families() -> list[WorldFamily]:
+    return [family(name) for name in FAMILIES]

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sandbox.cli import app
 from scenarios.acebench.replay import diagnose
 from scenarios.acebench.tasks import load_tasks, read_tasks
 from scenarios.datasets import dataset_dir
+from toolworlds.cli import app
 
 DATA = dataset_dir("acebench")
 pytestmark = pytest.mark.skipif(DATA is None, reason="ACEBench data not found (../shared/datasets or TOOLWORLDS_DATA)")

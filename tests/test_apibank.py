@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from sandbox.cli import app
 from scenarios.apibank import apibank_world
 from scenarios.apibank.checks import CHECKS, check_call
 from scenarios.apibank.knowledge import calculate
 from scenarios.apibank.replay import envelope
 from scenarios.datasets import dataset_dir
+from toolworlds.cli import app
 
 DATA = dataset_dir("api-bank")
 needs_data = pytest.mark.skipif(DATA is None, reason="API-Bank data not found (../shared/datasets or TOOLWORLDS_DATA)")

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from evaluators.apibank import Scorer, render_call, rouge_l
-from sandbox.cli import app
 from scenarios.datasets import dataset_dir
+from toolworlds.cli import app
 
 DATA = dataset_dir("api-bank")
 pytestmark = pytest.mark.skipif(DATA is None, reason="API-Bank data not found (../shared/datasets or TOOLWORLDS_DATA)")

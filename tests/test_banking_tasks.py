@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sandbox.cli import app
 from scenarios.acebench.replay import diagnose
-from scenarios.acebench.tasks import load_tasks
 from scenarios.banking.authoring import DATA_DIR, TASKS, build
+from scenarios.banking.family import load_tasks
+from toolworlds.cli import app
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -23,7 +23,7 @@ def test_committed_task_files_are_current(tmp_path: Path, lang: str) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_task_reproduces(lang: str) -> None:
-    tasks = load_tasks(DATA_DIR, lang=lang, family="banking")
+    tasks = load_tasks(lang)
     assert len(tasks) >= 30
     assert {t.category for t in tasks} == {"multi_step", "multi_turn"}
     for task in tasks:
@@ -38,7 +38,7 @@ def test_tasks_cover_preconditions_refusals_and_combinations() -> None:
     assert sum(len(set(spec.classes) - {"BaseApi", "Bank"}) > 0 for spec in TASKS) >= 4
     refusals = 0
     for lang in ("en", "zh"):
-        for task in load_tasks(DATA_DIR, lang=lang, family="banking"):
+        for task in load_tasks(lang):
             world = task.world()
             for message in task.paths[0]:
                 refusals += sum(not r.ok for r in world.execute(message)

@@ -6,7 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
-from sandbox.cli import app
+from toolworlds.cli import app
 
 runner = CliRunner()
 

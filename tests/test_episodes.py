@@ -11,14 +11,13 @@ from typing import Any
 
 import pytest
 
-from sandbox.agents import NoisyAgent, OracleAgent, Turn
-from sandbox.episodes import arun_episode, run_episode
-from sandbox.llm import ChatClient, LLMAgent, LLMUser
 from sandbox.parsing import Call
-from scenarios.acebench.tasks import load_tasks
-from scenarios.banking.authoring import DATA_DIR
+from scenarios.banking.family import load_tasks
+from toolworlds.agents import NoisyAgent, OracleAgent, Turn
+from toolworlds.episodes import arun_episode, run_episode
+from toolworlds.llm import ChatClient, LLMAgent, LLMUser
 
-TASKS = {task.id: task for task in load_tasks(DATA_DIR, family="banking")}
+TASKS = {task.id: task for task in load_tasks()}
 STEP = TASKS["banking_multi_step_4"]  # move 5000 from A002 to A001
 TURN = TASKS["banking_multi_turn_2"]  # deposit and pay off the loan
 

@@ -23,10 +23,10 @@ from evaluators.acebench import (
     summarize,
 )
 from evaluators.process import acebench_process
-from evaluators.state import compare_states
 from evaluators.toolbench import score_sequence
-from sandbox.cli import app
+from sandbox.comparison import compare_states
 from scenarios.datasets import dataset_dir
+from toolworlds.cli import app
 
 ACE = dataset_dir("acebench")
 needs_data = pytest.mark.skipif(ACE is None, reason="ACEBench data not found (../shared/datasets or TOOLWORLDS_DATA)")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("sandbox", "scenarios", "evaluators")
+PACKAGES = ("sandbox", "scenarios", "evaluators", "toolworlds")
 _MUTABLE_CALLS = {"list", "dict", "set", "defaultdict", "OrderedDict", "Counter", "deque"}
 
 

@@ -17,18 +17,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sandbox.cli import app
-from sandbox.report import html_report
-from sandbox.runner import AgentSpec, TaskSet, execute_run
-from sandbox.store import RunStore
-from scenarios.acebench.tasks import load_tasks
-from scenarios.banking.authoring import DATA_DIR
+from scenarios.banking.family import load_tasks
+from toolworlds.cli import app
+from toolworlds.report import html_report
+from toolworlds.runner import AgentSpec, TaskSet, execute_run
+from toolworlds.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def task_sets(limit: int | None = None) -> list[TaskSet]:
-    return [TaskSet(f"banking/{lang}", load_tasks(DATA_DIR, lang=lang, family="banking")[:limit])
+    return [TaskSet("banking", lang, load_tasks(lang)[:limit])
             for lang in ("en", "zh")]
 
 
@@ -71,7 +70,7 @@ def test_two_workers_give_the_same_scores_as_one(tmp_path: Path) -> None:
 
 def test_a_run_killed_with_sigkill_loses_no_finished_episode(tmp_path: Path) -> None:
     database = tmp_path / "runs.db"
-    command = [sys.executable, "-m", "sandbox.cli", "run", "--db", f"sqlite:///{database}", "--run-id", "crash",
+    command = [sys.executable, "-m", "toolworlds.cli", "run", "--db", f"sqlite:///{database}", "--run-id", "crash",
                "--pause", "0.05"]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 

@@ -10,15 +10,18 @@ its own path. `toolworlds replay` and `toolworlds doctor` both print from it.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
-from evaluators.state import StateComparison, compare_states
 from sandbox import CallRecord, ParseError, parse_message
+from sandbox.comparison import Mode, StateComparison, compare_states
 
-from .tasks import AceTask
+from ..family import ReplayReport
+from .tasks import AceTask, WorldBuilder, read_tasks
 from .texts import Texts, texts_for
-from .world import saved_state
+from .world import acebench_world, saved_state
 
 # Templates that report success; every other template in `Texts` reports a failure.
 _SUCCESS_FIELDS = frozenset({
@@ -118,7 +121,7 @@ class Diagnosis:
         }
 
 
-def replay_path(task: AceTask, index: int, reader: FailureReader) -> PathReplay:
+def replay_path(task: AceTask, index: int, reader: FailureReader, mode: Mode = "acebench") -> PathReplay:
     world = task.world()
     repairs: list[str] = []
     defects: list[str] = []
@@ -137,7 +140,7 @@ def replay_path(task: AceTask, index: int, reader: FailureReader) -> PathReplay:
             if failure is not None:
                 defects.append(f"milestone {step}: {reader.explain(record.tool, failure)}")
     end_state = saved_state(world, task.involved_classes)
-    comparison = compare_states(task.ground_truth, end_state, mode="acebench")
+    comparison = compare_states(task.ground_truth, end_state, mode=mode)
     if not comparison.equal and not defects:
         shown = "; ".join(str(d) for d in comparison.diff.differences[:2])
         more = len(comparison.diff) - 2
@@ -148,12 +151,12 @@ def replay_path(task: AceTask, index: int, reader: FailureReader) -> PathReplay:
     return PathReplay(index, comparison, repairs, defects, end_state, len(path))
 
 
-def diagnose(task: AceTask, reader: FailureReader | None = None) -> Diagnosis:
+def diagnose(task: AceTask, reader: FailureReader | None = None, mode: Mode = "acebench") -> Diagnosis:
     """Replay every gold path of `task`; the first that reproduces wins, else the closest."""
     reader = reader or FailureReader(texts_for(task.lang))
     replays: list[PathReplay] = []
     for index in range(len(task.paths)):
-        replay = replay_path(task, index, reader)
+        replay = replay_path(task, index, reader, mode)
         replays.append(replay)
         if replay.comparison.equal:
             return Diagnosis(task.id, True, index, replays)
@@ -161,3 +164,25 @@ def diagnose(task: AceTask, reader: FailureReader | None = None) -> Diagnosis:
         return Diagnosis(task.id, False, None, replays)
     best = max(replays, key=lambda r: (r.comparison.fraction, -len(r.defects), -r.index))
     return Diagnosis(task.id, False, best.index, replays)
+
+
+def replay_report(source: Path, lang: str, options: Mapping[str, Any], *, family: str = "acebench",
+                  build: WorldBuilder = acebench_world, mode: Mode = "acebench") -> ReplayReport:
+    """Every task's gold paths replayed, as the table `toolworlds replay` and `doctor` print.
+
+    The family contract's `replay` for ACEBench-format families (ACEBench itself, banking).
+    """
+    reader = FailureReader(texts_for(lang))
+    loaded = read_tasks(source, lang=lang, family=family, build=build)
+    diagnoses = [diagnose(task, reader, mode) for task in loaded.tasks]
+    rows = [(d.task_id, "yes" if d.reproduced else "no", "-" if d.path is None else str(d.path), d.reason)
+            for d in diagnoses]
+    findings = list(loaded.problems) + [f"{d.task_id}: {d.reason}" for d in diagnoses if not d.reproduced]
+    notes = [f"{d.task_id} needed: {'; '.join(d.chosen.repairs)}" for d in diagnoses
+             if d.chosen is not None and d.chosen.repairs]
+    reproduced = sum(d.reproduced for d in diagnoses)
+    return ReplayReport(
+        title=f"{family} replay ({lang})", columns=("task", "reproduced", "path", "reason"), rows=rows,
+        ok=[d.reproduced for d in diagnoses], summary=f"reproduced {reproduced}/{len(diagnoses)} tasks",
+        findings=findings, notes=notes, records=[d.to_json() for d in diagnoses],
+    )

@@ -3,27 +3,26 @@
 Accepts the benchmark's own layout (a folder holding `data_<lang>/`, or a `data_<lang>`
 folder, or a single `data_agent_*.json` file with `possible_answer/` beside it), so
 dataset authors can load and lint their own files. Malformed lines do not abort loading:
-they are collected in `TaskSet.problems`.
+they are collected in `TaskLoad.problems`. The same format serves the banking family, whose
+tasks carry their own world builder.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
-from dataclasses import dataclass, field
+import re
+from collections.abc import Callable
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from sandbox import World
 
-# Task families in ACEBench's format, and the function that builds each one's worlds.
-WORLD_BUILDERS = MappingProxyType({
-    "acebench": "scenarios.acebench.world:acebench_world",
-    "banking": "scenarios.banking.world:banking_world",
-})
+from ..family import TaskLoad
+from .world import acebench_world, saved_state
+
+WorldBuilder = Callable[..., World]
 
 Category = Literal["multi_step", "multi_turn"]
 CATEGORIES: tuple[Category, ...] = ("multi_step", "multi_turn")
@@ -43,41 +42,31 @@ class AceTask(BaseModel):
     ground_truth: list[dict[str, Any]] = Field(default_factory=list)
     paths: list[list[str]] = Field(default_factory=list, description="gold milestone paths (alternatives)")
     source: str = ""
+    # The family's world factory, called as ACEBench builds worlds (classes, lang, initial_config).
+    build: WorldBuilder = Field(default=acebench_world, exclude=True, repr=False)
 
     def world(self, seed: int = 0) -> World:
         """A fresh world for this task, configured the way ACEBench configures it."""
-        module, _, function = WORLD_BUILDERS[self.family].partition(":")
-        build = getattr(importlib.import_module(module), function)
-        return build(self.involved_classes, lang=self.lang, initial_config=self.initial_config, seed=seed)
+        return self.build(self.involved_classes, lang=self.lang, initial_config=self.initial_config, seed=seed)
 
     def end_state(self, world: World) -> list[dict[str, Any]]:
         """The end state as ACEBench records it, JSON round-tripped like its result files."""
-        from .world import saved_state
-
         return json.loads(json.dumps(saved_state(world, self.involved_classes), ensure_ascii=False))
 
 
-@dataclass
-class TaskSet:
-    tasks: list[AceTask] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-
-
 def load_tasks(data: str | Path, lang: str = "en", categories: tuple[str, ...] = CATEGORIES,
-               family: str = "acebench") -> list[AceTask]:
+               family: str = "acebench", build: WorldBuilder = acebench_world) -> list[AceTask]:
     """The agent tasks under `data`; raises `ValueError` if any line is malformed."""
-    loaded = read_tasks(data, lang, categories, family)
+    loaded = read_tasks(data, lang, categories, family, build)
     if loaded.problems:
         raise ValueError("; ".join(loaded.problems[:5]))
     return loaded.tasks
 
 
 def read_tasks(data: str | Path, lang: str = "en", categories: tuple[str, ...] = CATEGORIES,
-               family: str = "acebench") -> TaskSet:
+               family: str = "acebench", build: WorldBuilder = acebench_world) -> TaskLoad:
     """Like `load_tasks` but keeps going past bad lines, recording each as a problem."""
-    if family not in WORLD_BUILDERS:
-        raise ValueError(f"unknown task family {family!r}; known: {', '.join(WORLD_BUILDERS)}")
-    result = TaskSet()
+    result = TaskLoad()
     for prompt_file in _prompt_files(Path(data), lang, categories):
         answer_file = prompt_file.parent / "possible_answer" / prompt_file.name
         category = "multi_turn" if "multi_turn" in prompt_file.name else "multi_step"
@@ -107,7 +96,7 @@ def read_tasks(data: str | Path, lang: str = "en", categories: tuple[str, ...] =
                     functions=record.get("function") or [],
                     ground_truth=_as_list(answer.get("ground_truth")),
                     paths=_paths(answer.get("mile_stone")),
-                    source=f"{prompt_file.name}:{number}",
+                    source=f"{prompt_file.name}:{number}", build=build,
                 ))
             except ValueError as exc:
                 result.problems.append(f"{task_id}: malformed task: {exc}")
@@ -116,9 +105,15 @@ def read_tasks(data: str | Path, lang: str = "en", categories: tuple[str, ...] =
     return result
 
 
+_LANGUAGE_FOLDER = re.compile(r"data_([a-z]{2})")
+
+
 def _prompt_files(data: Path, lang: str, categories: tuple[str, ...]) -> list[Path]:
     if data.is_file():
         return [data]
+    named = _LANGUAGE_FOLDER.fullmatch(data.name)
+    if named and named.group(1) != lang:
+        return []  # a data_en folder holds no zh tasks: never relabel one language as another
     for folder in (data / f"data_{lang}", data):
         files = [folder / f"data_agent_{category}.json" for category in categories]
         found = [f for f in files if f.is_file()]

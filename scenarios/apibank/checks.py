@@ -14,7 +14,7 @@ from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
-from .base import jaccard
+from .base import ApiError, jaccard, normalize_date
 
 Check = Callable[[dict[str, Any], dict[str, Any]], bool]
 
@@ -96,7 +96,6 @@ def _lower(_: str, value: Any) -> Any:
 
 
 def _date(value: Any, fmt: str) -> Any:
-    from .base import ApiError, normalize_date
 
     if not isinstance(value, str):
         return value

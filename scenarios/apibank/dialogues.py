@@ -29,7 +29,7 @@ class ApiCall(BaseModel):
     result: dict[str, Any] | None = None
 
 
-class Turn(BaseModel):
+class DialogueTurn(BaseModel):
     role: Literal["User", "AI", "API"]
     text: str = ""
     call: ApiCall | None = None
@@ -38,7 +38,7 @@ class Turn(BaseModel):
 class Dialogue(BaseModel):
     file: str
     level: int
-    turns: list[Turn] = Field(default_factory=list)
+    turns: list[DialogueTurn] = Field(default_factory=list)
 
     @property
     def api_calls(self) -> list[ApiCall]:
@@ -88,9 +88,9 @@ def load_dialogues(data: str | Path, levels: tuple[int, ...] = (1, 2)) -> list[D
                 if row.get("role") == "API":
                     call = ApiCall(api_name=row["api_name"], param_dict=row.get("param_dict") or {},
                                    result=row.get("result"))
-                    turns.append(Turn(role="API", call=call))
+                    turns.append(DialogueTurn(role="API", call=call))
                 else:
-                    turns.append(Turn(role=row.get("role", "User"), text=row.get("text", "")))
+                    turns.append(DialogueTurn(role=row.get("role", "User"), text=row.get("text", "")))
             if turns:
                 dialogues.append(Dialogue(file=path.name, level=level, turns=turns))
     return dialogues

@@ -10,6 +10,7 @@ read from a cassette built from the dialogues.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,8 @@ from typing import Any
 
 from sandbox import CallRecord, World
 
+from ..family import ReplayReport
+from .checks import check_call, explain
 from .dialogues import Dialogue, load_dialogues
 from .knowledge import Cassette
 from .world import apibank_world
@@ -155,8 +158,6 @@ def replay(data: str | Path, *, cassette: bool = True, recorded_data: bool = Tru
            levels: tuple[int, ...] = (1, 2)) -> list[CallReplay]:
     """Replay every recorded call; `cassette` and `recorded_data` feed back what the
     recordings reveal (network/model answers, and initial data that has drifted since)."""
-    from .checks import check_call, explain
-
     dialogues = recorded_dialogues(data, levels)
     prototype = recording_world(data, dialogues, cassette=cassette, recorded_data=recorded_data)
     results = []
@@ -172,3 +173,38 @@ def replay(data: str | Path, *, cassette: bool = True, recorded_data: bool = Tru
             reason = "" if exact else explain(call.api_name, produced, expected)
             results.append(CallReplay(dialogue.file, index, call.api_name, exact, check, reason, produced, expected))
     return results
+
+
+def apibank_folder(source: Path) -> Path:
+    """`source` if it is an API-Bank folder; `LookupError` otherwise."""
+    if not (source / "init_database").is_dir():
+        raise LookupError(f"{source} is not an API-Bank folder (no init_database/)")
+    return source
+
+
+def replay_report(source: Path, lang: str, options: Mapping[str, Any]) -> ReplayReport:
+    """Every recorded call replayed, summed per API: the family contract's `replay`.
+
+    `options["recordings"]` (default True) feeds back what the recordings reveal; False is
+    the fully offline figure.
+    """
+    apibank_folder(source)
+    recordings = bool(options.get("recordings", True))
+    rows = replay(source, cassette=recordings, recorded_data=recordings)
+    totals: Counter[str] = Counter()
+    exact: Counter[str] = Counter()
+    checked: Counter[str] = Counter()
+    for row in rows:
+        totals[row.api_name] += 1
+        exact[row.api_name] += row.exact
+        checked[row.api_name] += row.check
+    names = sorted(totals, key=lambda n: (-totals[n], n))
+    return ReplayReport(
+        title="apibank replay", columns=("API", "calls", "exact", "check"),
+        rows=[(name, str(totals[name]), str(exact[name]), str(checked[name])) for name in names],
+        ok=[exact[name] == totals[name] for name in names],
+        summary=f"{len(rows)} calls: {sum(exact.values())} reproduce exactly, "
+                f"{sum(checked.values())} pass the check",
+        findings=[f"{r.file}#{r.index} {r.api_name}: {r.reason}" for r in rows if not r.exact],
+        records=[r.to_json() for r in rows],
+    )

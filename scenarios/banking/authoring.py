@@ -18,12 +18,13 @@ from types import MappingProxyType
 from typing import Any
 
 from sandbox import Call
-from sandbox.episodes import render_calls
+from sandbox.parsing import render_calls
 from scenarios.acebench.world import saved_state
 
+from .defaults import default_bank_state
+from .family import DATA_DIR
 from .world import banking_world
 
-DATA_DIR = Path(__file__).with_name("data")
 LANGS = ("en", "zh")
 ON = MappingProxyType({"BaseApi": MappingProxyType({"wifi": True, "logged_in": True})})
 EVE = MappingProxyType({"customer_id": "C001", "password": "eve2024"})
@@ -63,8 +64,6 @@ def one(name: str, **arguments: Any) -> list[tuple[str, dict[str, Any]]]:
 
 def frozen(account_id: str) -> dict[str, Any]:
     """A Bank config entry with one account frozen."""
-    from .world import default_bank_state
-
     accounts = json.loads(json.dumps(default_bank_state()["accounts"], default=str))
     accounts[account_id]["status"] = "frozen"
     return {"accounts": accounts}

@@ -18,6 +18,7 @@ from sandbox import Lifecycle, ToolError, tool
 from scenarios.acebench.base import AceApp
 
 from . import rules
+from .defaults import default_bank_state
 from .models import Account, Amount, BankState, Installment, Loan, Transaction
 from .texts import BankTexts, bank_texts
 
@@ -57,8 +58,6 @@ class Bank(AceApp[BankState]):
         super().__init__(lang, state)
 
     def default_state(self, lang: str) -> Mapping[str, Any]:
-        from .world import default_bank_state
-
         return default_bank_state()
 
     # -- checks ------------------------------------------------------------------------------

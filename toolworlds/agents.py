@@ -14,15 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from .errors import ParseError
-from .parsing import Call, parse_message
+from sandbox.errors import ParseError
+from sandbox.parsing import Call, parse_message
 
 # The words that end a conversation, from either side (ACEBench's convention).
 END = "finish conversation"
 
 
 @dataclass(frozen=True)
-class Message:
+class ChatMessage:
     """One entry of a conversation: `role` is user, assistant or tool."""
 
     role: str
@@ -49,12 +49,12 @@ class Turn:
 
 @runtime_checkable
 class Agent(Protocol):
-    def act(self, conversation: Sequence[Message], tools: Sequence[dict[str, Any]]) -> Turn: ...
+    def act(self, conversation: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> Turn: ...
 
 
 @runtime_checkable
 class AsyncAgent(Protocol):
-    async def act(self, conversation: Sequence[Message], tools: Sequence[dict[str, Any]]) -> Turn: ...
+    async def act(self, conversation: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> Turn: ...
 
 
 class GoldPath(Protocol):
@@ -70,7 +70,7 @@ class OracleAgent:
     path: int = 0
     _step: int = 0
 
-    def act(self, conversation: Sequence[Message], tools: Sequence[dict[str, Any]]) -> Turn:
+    def act(self, conversation: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> Turn:
         milestones = self.task.paths[self.path] if self.task.paths else []
         if self._step >= len(milestones):
             return Turn(text=END)
@@ -97,7 +97,7 @@ class NoisyAgent:
         digest = hashlib.sha256(f"{self.seed}:{self.task.id}".encode()).hexdigest()
         self._rng = random.Random(int(digest[:16], 16))
 
-    def act(self, conversation: Sequence[Message], tools: Sequence[dict[str, Any]]) -> Turn:
+    def act(self, conversation: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> Turn:
         turn = self._oracle.act(conversation, tools)
         if not turn.calls:
             return turn

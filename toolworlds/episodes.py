@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Generator, Sequence
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .agents import Message, Turn
-from .calllog import CallRecord
-from .parsing import Call
+from sandbox.calllog import CallRecord
+from sandbox.parsing import render_calls
+from sandbox.world import World
+
+from .agents import ChatMessage, Turn
 from .users import END, ScriptedUser, UserSimulator
-from .world import World
 
 
 class EpisodeTask(Protocol):
@@ -35,7 +36,7 @@ class Episode:
     """What happened: the conversation, the calls, and how it ended."""
 
     task_id: str
-    messages: list[Message] = field(default_factory=list)
+    messages: list[ChatMessage] = field(default_factory=list)
     process: list[str] = field(default_factory=list)  # every agent message sent to the world
     records: list[CallRecord] = field(default_factory=list)
     steps: int = 0
@@ -44,28 +45,16 @@ class Episode:
     stop_reason: str = ""
 
 
-def render_calls(calls: Sequence[Call], *, sort_arguments: bool = False) -> str:
-    """Calls in bracket syntax, the way ACEBench milestones are written.
-
-    `sort_arguments` gives one spelling per set of calls, whatever order the arguments came in.
-    """
-    def arguments(call: Call) -> str:
-        items = sorted(call.arguments.items()) if sort_arguments else call.arguments.items()
-        return ", ".join(f"{k}={v!r}" for k, v in items)
-
-    return "[" + ", ".join(f"{c.name}({arguments(c)})" for c in calls) + "]"
-
-
-_Request = tuple[str, list[Message]]
+_Request = tuple[str, list[ChatMessage]]
 
 
 def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn: bool, max_steps: int,
                   max_turns: int) -> Generator[_Request, Any, None]:
     conversation = episode.messages
     if multi_turn:
-        conversation.append(Message("user", (yield ("user", conversation))))
+        conversation.append(ChatMessage("user", (yield ("user", conversation))))
     else:
-        conversation.append(Message("user", task.question))
+        conversation.append(ChatMessage("user", task.question))
     while True:
         if episode.steps >= max_steps:
             episode.stop_reason = "step limit"
@@ -74,14 +63,14 @@ def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn:
         episode.steps += 1
         if turn.calls:
             text = turn.raw if turn.raw is not None else render_calls(turn.calls)
-            conversation.append(Message("assistant", text, turn.calls))
+            conversation.append(ChatMessage("assistant", text, turn.calls))
             episode.process.append(text)
             records = world.execute(list(turn.calls))
             episode.records.extend(records)
             observation = json.dumps([r.observation() for r in records], ensure_ascii=False, default=str)
-            conversation.append(Message("tool", observation))
+            conversation.append(ChatMessage("tool", observation))
             continue
-        conversation.append(Message("assistant", turn.text))
+        conversation.append(ChatMessage("assistant", turn.text))
         if not multi_turn:
             episode.finished, episode.stop_reason = True, "agent answered"
             return
@@ -93,7 +82,7 @@ def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn:
         if END in reply:
             episode.finished, episode.stop_reason = True, "user ended"
             return
-        conversation.append(Message("user", reply))
+        conversation.append(ChatMessage("user", reply))
 
 
 def _start(task: EpisodeTask, world: World | None, user: Any, max_steps: int, max_turns: int

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .agents import Message, Turn
-from .parsing import Call
-from .schemas import openai_tools
+from sandbox.parsing import Call
+from sandbox.schemas import openai_tools
+
+from .agents import ChatMessage, Turn
 from .users import END
 
 AGENT_PROMPT = ("You are an assistant that completes the user's request by calling the tools provided. "
@@ -53,7 +54,7 @@ class LLMAgent:
     client: ChatClient
     system_prompt: str = AGENT_PROMPT
 
-    def act(self, conversation: Sequence[Message], tools: Sequence[dict[str, Any]]) -> Turn:
+    def act(self, conversation: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> Turn:
         messages: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt}]
         for message in conversation:
             role = "user" if message.role == "tool" else message.role
@@ -77,7 +78,7 @@ class LLMUser:
     client: ChatClient
     instruction: str
 
-    def respond(self, conversation: Sequence[Message]) -> str:
+    def respond(self, conversation: Sequence[ChatMessage]) -> str:
         # Roles flip: the simulated user sees the assistant's words as the other party's.
         messages: list[dict[str, Any]] = [{"role": "system",
                                            "content": USER_PROMPT.format(instruction=self.instruction)}]

@@ -11,6 +11,8 @@ from types import MappingProxyType
 
 from rich.table import Table
 
+from evaluators.results import ScoreTable
+
 from .store import EpisodeRow, RunStore, ScoreRow
 
 METRICS = ("episodes", "end_to_end", "process", "mean_steps", "call_errors")
@@ -152,16 +154,14 @@ def _error_plot(episodes: list[EpisodeRow]) -> str:
     return image
 
 
-def benchmark_table(scores: dict, summary: dict[str, float], title: str) -> Table:
-    """ACEBench's table: each category, then the group summaries and the overall score."""
-    table = Table(title=title)
-    for column in ("category", "accuracy", "items"):
-        table.add_column(column, justify="right" if column != "category" else "left", no_wrap=True)
-    for name, category in scores.items():
-        extra = f" (process {category.process:.3f})" if category.process is not None else ""
-        table.add_row(name, f"{category.accuracy:.3f}{extra}", str(category.total))
-    table.add_section()
-    for group in ("atom", "single_turn", "multi_turn", "normal", "special", "agent", "overall"):
-        table.add_row(group, f"{summary[group]:.3f}", "", style="bold" if group in ("normal", "special", "agent",
-                                                                                      "overall") else None)
+def results_table(scored: ScoreTable) -> Table:
+    """A benchmark's score table (from `evaluators.results`) for the terminal."""
+    table = Table(title=scored.title)
+    for index, column in enumerate(scored.columns):
+        table.add_column(column, justify="left" if index == 0 else "right", no_wrap=True)
+    for number, section in enumerate(scored.sections):
+        if number:
+            table.add_section()
+        for row in section:
+            table.add_row(*row, style="bold" if row[0] in scored.bold else None)
     return table

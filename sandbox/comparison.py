@@ -1,4 +1,4 @@
-"""End-state accuracy: does a world's state match the expected one, and if not, where not?
+"""End-state comparison: does a state match the expected one, and if not, where not?
 
 Two modes:
 - `exact`: the whole state must be equal.
@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sandbox.diffing import StateDiff, diff_states
+from .diffing import StateDiff, diff_states
 
 Mode = Literal["exact", "acebench"]
 

@@ -1,7 +1,7 @@
 """User simulators: the other side of a multi-turn conversation.
 
 A simulator answers the agent's text. `ScriptedUser` states the task's instruction and
-then ends the conversation when the agent replies; `LLMUser` (in `sandbox.llm`) role-plays
+then ends the conversation when the agent replies; `LLMUser` (in `toolworlds.llm`) role-plays
 the instruction with a model behind any OpenAI-compatible endpoint.
 """
 
@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from .agents import END, Message
+from .agents import END, ChatMessage
 
 
 @runtime_checkable
 class UserSimulator(Protocol):
-    def respond(self, conversation: Sequence[Message]) -> str:
+    def respond(self, conversation: Sequence[ChatMessage]) -> str:
         """The user's next message; one containing "finish conversation" ends the episode."""
         ...
 
@@ -27,7 +27,7 @@ class ScriptedUser:
 
     instruction: str
 
-    def respond(self, conversation: Sequence[Message]) -> str:
+    def respond(self, conversation: Sequence[ChatMessage]) -> str:
         if not any(message.role == "user" for message in conversation):
             return self.instruction
         return END

@@ -16,6 +16,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from evaluators.task_score import score_task
+
 from .agents import NoisyAgent, OracleAgent
 from .episodes import run_episode
 from .store import CallRow, EpisodeRow, RunStore, ScoreRow
@@ -61,8 +63,16 @@ class AgentSpec:
 
 @dataclass
 class TaskSet:
-    name: str  # e.g. "banking/en"
+    """The tasks of one family in one language, scored the way that family compares end states."""
+
+    family: str
+    lang: str
     tasks: list[Any] = field(default_factory=list)
+    end_state_mode: str = "exact"
+
+    @property
+    def name(self) -> str:
+        return f"{self.family}/{self.lang}"  # e.g. "banking/en"
 
 
 @dataclass(frozen=True)
@@ -73,24 +83,20 @@ class Outcome:
     calls: list[dict[str, Any]]
 
 
-def run_one(task_set: str, task: Any, spec: AgentSpec) -> Outcome:
+def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact") -> Outcome:
     """Run and score one task (top level, so process pools can call it)."""
-    from evaluators.process import acebench_process
-    from evaluators.state import compare_states
-
     agent = spec.build(task)
     world, episode = run_episode(task, agent, user=spec.build_user(task))
     if spec.pause:
         time.sleep(spec.pause)
-    comparison = compare_states(task.ground_truth, task.end_state(world), mode="acebench")
+    score = score_task(task, world, episode.process, mode)  # type: ignore[arg-type]
     errors = Counter(r.error.type for r in episode.records if r.error is not None)
     row = {
-        "task_set": task_set, "task_id": task.id, "category": task.category, "success": comparison.equal,
-        "state_fraction": comparison.fraction,
-        "process": 1.0 if comparison.equal else acebench_process(task.paths, episode.process),
+        "task_set": task_set, "task_id": task.id, "category": task.category, "success": score.success,
+        "state_fraction": score.state_fraction, "process": score.process,
         "steps": episode.steps, "calls": len(episode.records), "errors": sum(errors.values()),
         "error_types": json.dumps(dict(sorted(errors.items()))), "finished": episode.finished,
-        "stop_reason": episode.stop_reason, "diff": comparison.diff.to_json(),
+        "stop_reason": episode.stop_reason, "diff": score.diff.to_json(),
     }
     calls = [
         {"seq": r.seq, "tool": r.tool, "arguments": json.dumps(r.arguments, ensure_ascii=False, default=str),
@@ -114,7 +120,8 @@ def execute_run(
     """Run every task not yet stored for `run_id`; returns all of the run's episodes."""
     store.start_run(run_id, spec.describe(), {"task_sets": [s.name for s in task_sets], **asdict(spec)})
     done = store.finished(run_id)
-    pending = [(s.name, task) for s in task_sets for task in s.tasks if (s.name, task.id) not in done]
+    pending = [(s.name, task, s.end_state_mode) for s in task_sets for task in s.tasks
+               if (s.name, task.id) not in done]
 
     def save(outcome: Outcome) -> None:
         episode = EpisodeRow(run_id=run_id, finished_at=dt.datetime.now(dt.timezone.utc), **outcome.episode)
@@ -123,25 +130,25 @@ def execute_run(
             on_done(outcome)
 
     if workers <= 1:
-        for name, task in pending:
-            save(run_one(name, task, spec))
+        for name, task, mode in pending:
+            save(run_one(name, task, spec, mode))
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(run_one, name, task, spec) for name, task in pending]
+            futures = [pool.submit(run_one, name, task, spec, mode) for name, task, mode in pending]
             for future in as_completed(futures):
                 save(future.result())
     episodes = store.episodes(run_id)
-    store.save_scores(run_id, summarize(run_id, episodes))
+    store.save_scores(run_id, summarize_run(run_id, episodes))
     return episodes
 
 
-def summarize(run_id: str, episodes: Iterable[EpisodeRow]) -> list[ScoreRow]:
+def summarize_run(run_id: str, episodes: Iterable[EpisodeRow]) -> list[ScoreRow]:
     """Per task set and category, and overall: end-to-end accuracy, process accuracy, steps, errors."""
     groups: dict[tuple[str, str], list[EpisodeRow]] = {}
     for episode in episodes:
         groups.setdefault((episode.task_set, episode.category), []).append(episode)
         groups.setdefault(("all", "all"), []).append(episode)
-    rows = []
+    rows: list[ScoreRow] = []
     for (task_set, category), members in sorted(groups.items()):
         n = len(members)
         metrics = {

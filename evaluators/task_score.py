@@ -1,0 +1,33 @@
+"""One episode's score against its task: end state (with partial credit) and process.
+
+The runner calls this once per finished episode; the comparison mode comes from the
+task's family (`WorldFamily.end_state_mode`), never from the runner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sandbox import World
+from sandbox.comparison import Mode, compare_states
+from sandbox.diffing import StateDiff
+from scenarios.family import Task
+
+from .process import acebench_process
+
+
+@dataclass(frozen=True)
+class TaskScore:
+    success: bool  # the end state matches the ground truth
+    state_fraction: float  # share of compared fields that match
+    process: float  # best matched share of a gold milestone path (1.0 on success)
+    diff: StateDiff
+
+
+def score_task(task: Task, world: World, process: Sequence[str], mode: Mode) -> TaskScore:
+    """Compare the world's end state with the task's ground truth, and the agent's messages
+    with the gold milestone paths (ACEBench's process accuracy)."""
+    comparison = compare_states(task.ground_truth, task.end_state(world), mode=mode)
+    steps = 1.0 if comparison.equal else acebench_process(task.paths, list(process))
+    return TaskScore(comparison.equal, comparison.fraction, steps, comparison.diff)

@@ -1,0 +1,147 @@
+"""The one contract every world family fulfils.
+
+The CLI, the runner, replay and every integration know a family only through its
+`WorldFamily` object in `scenarios.registry`: how to build its default world, which
+languages it speaks, where its tasks live and how to read them, how its end states are
+compared, and how its gold paths replay. Adding a benchmark means writing
+`scenarios/<family>/` with a `FAMILY` object and adding one line to the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from sandbox import World
+
+
+@runtime_checkable
+class Task(Protocol):
+    """What the runner needs of a task: an instruction, tools, a fresh world, and a gold answer."""
+
+    id: str
+    category: str
+    question: str
+    functions: list[dict[str, Any]]
+    paths: list[list[str]]  # gold milestone paths (alternatives), in bracket syntax
+    ground_truth: Any  # the expected end state, in the form `end_state` returns
+
+    def world(self, seed: int = 0) -> World: ...
+
+    def end_state(self, world: World) -> Any: ...
+
+
+@dataclass(frozen=True)
+class TaskQuery:
+    """Which tasks a run asks a family for. Every family applies the filters it can answer.
+
+    `categories` and `task_ids` match exactly; `limit` keeps at most that many tasks,
+    taken evenly across categories. `difficulty` and `tags` are for families whose tasks
+    carry them (ToolBench).
+    """
+
+    lang: str = "en"
+    data: Path | None = None
+    categories: tuple[str, ...] = ()
+    task_ids: tuple[str, ...] = ()
+    difficulty: str | None = None
+    tags: tuple[str, ...] = ()
+    limit: int | None = None
+
+
+@dataclass
+class TaskLoad:
+    """Tasks read from a source, and every problem met on the way (bad lines do not abort)."""
+
+    tasks: list[Any] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    """Gold paths (or recorded calls) replayed in fresh worlds: a table, a verdict per row.
+
+    `findings` are what `toolworlds doctor` reports as defects (and exits 1 for); `notes`
+    are reported but are no defect (repairs the data needed, skipped lines).
+    """
+
+    title: str
+    columns: tuple[str, ...]
+    rows: list[tuple[str, ...]]
+    ok: list[bool]
+    summary: str
+    findings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)  # one JSON object per row
+
+
+Replayer = Callable[[Path, str, Mapping[str, Any]], ReplayReport]
+
+
+@dataclass(frozen=True)
+class WorldFamily:
+    """One benchmark or world family, as everything above `scenarios` sees it.
+
+    Args:
+        name: The name users type (`toolworlds run --tasks NAME`).
+        description: One line for `toolworlds worlds`.
+        build_world: A default world of the family (`lang=` and `seed=` keywords).
+        languages: The languages its worlds and tasks come in.
+        end_state_mode: How an episode's end state is compared with the task's ground
+            truth (`sandbox.compare_states` modes: "exact" or "acebench").
+        find_data: Where its tasks live when the user names no folder (bundled data, or
+            the datasets folder); None when there is none on this machine.
+        load_tasks: Reads tasks for a query, or None when the family has no runnable tasks.
+        replay: Replays gold paths from a data folder, or None.
+    """
+
+    name: str
+    description: str
+    build_world: Callable[..., World]
+    languages: tuple[str, ...] = ("en",)
+    end_state_mode: str = "exact"
+    find_data: Callable[[], Path | None] | None = None
+    load_tasks: Callable[[TaskQuery], TaskLoad] | None = None
+    replay: Replayer | None = None
+
+    def data_source(self, given: Path | None) -> Path:
+        """The folder or file to read tasks from; raises `LookupError` saying what to pass."""
+        source = given if given is not None else (self.find_data() if self.find_data else None)
+        if source is None:
+            raise LookupError(f"no {self.name} data found: pass --data DIR or set TOOLWORLDS_DATA")
+        if not source.exists():
+            raise LookupError(f"{source} does not exist")
+        return source
+
+    def tasks(self, query: TaskQuery) -> TaskLoad:
+        if self.load_tasks is None:
+            raise LookupError(f"{self.name} has no runnable tasks")
+        if query.lang not in self.languages:
+            raise LookupError(f"{self.name} has no {query.lang!r} tasks; languages: {', '.join(self.languages)}")
+        return self.load_tasks(query)
+
+
+def select(tasks: Sequence[Any], query: TaskQuery) -> list[Any]:
+    """The generic filters: categories, task ids, and a limit spread evenly across categories.
+
+    The limit takes tasks round-robin from each category in file order, so `--limit 6` over
+    multi-step and multi-turn tasks runs three of each, not six of the first kind.
+    """
+    chosen = [t for t in tasks
+              if (not query.categories or t.category in query.categories)
+              and (not query.task_ids or t.id in query.task_ids)]
+    if query.limit is None or len(chosen) <= query.limit:
+        return chosen
+    by_category: dict[str, list[int]] = {}
+    for index, task in enumerate(chosen):
+        by_category.setdefault(task.category, []).append(index)
+    picked: set[int] = set()
+    depth = 0
+    while len(picked) < query.limit:
+        for indices in by_category.values():
+            if depth < len(indices) and len(picked) < query.limit:
+                picked.add(indices[depth])
+        depth += 1
+    return [task for index, task in enumerate(chosen) if index in picked]

@@ -1,0 +1,286 @@
+"""The `toolworlds` command line: look at worlds, export their tools, replay, run and score.
+
+Every family-specific answer (which worlds, tasks, languages, replays and scorers exist)
+comes from `scenarios.registry` and `evaluators.results`; this module knows no family.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from sandbox.schemas import FORMATS
+from scenarios.family import ReplayReport, TaskQuery, WorldFamily
+from scenarios.registry import families, family
+
+from .runner import TaskSet
+
+app = typer.Typer(
+    name="toolworlds",
+    help="Executable, stateful mock environments for LLM tool use.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+console = Console()
+errors = Console(stderr=True)
+
+
+def fail(message: str) -> typer.Exit:
+    """One clear line on stderr and a non-zero exit, never a traceback."""
+    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    return typer.Exit(code=2)
+
+
+def _family(name: str) -> WorldFamily:
+    try:
+        return family(name)
+    except KeyError as exc:
+        raise fail(str(exc.args[0])) from None
+
+
+@app.command()
+def worlds() -> None:
+    """List the bundled world families with their languages, apps and tool counts."""
+    table = Table(title="toolworlds worlds")
+    for column in ("world", "languages", "apps", "tools", "description"):
+        table.add_column(column)
+    for entry in families():
+        world = entry.build_world()
+        table.add_row(entry.name, ", ".join(entry.languages), ", ".join(world.apps), str(len(world.tools)),
+                      entry.description)
+    console.print(table)
+
+
+@app.command()
+def tools(
+    world: Annotated[str, typer.Argument(help="World family name (see `toolworlds worlds`).")],
+    format: Annotated[str, typer.Option("--format", "-f", help=f"One of: {', '.join(FORMATS)}.")] = "openai",
+) -> None:
+    """Print a world's tool schemas as JSON."""
+    if format not in FORMATS:
+        raise fail(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
+    built = _family(world).build_world()
+    typer.echo(json.dumps(built.schemas(format), indent=2, ensure_ascii=False))
+
+
+@app.command()
+def execute(
+    world: Annotated[str, typer.Argument(help="World family name.")],
+    messages: Annotated[list[str], typer.Argument(help="Model messages holding tool calls, run in order.")],
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the call log and end state as JSON.")
+    ] = False,
+) -> None:
+    """Run tool calls written as a model would write them, and show what happened."""
+    built = _family(world).build_world()
+    for message in messages:
+        built.execute(message)
+    if json_out:
+        typer.echo(json.dumps({"log": built.log.to_list(), "state": built.state()}, indent=2,
+                              ensure_ascii=False))
+        return
+    table = Table(title=f"{world}: call log")
+    for column in ("#", "tool", "arguments", "outcome"):
+        table.add_column(column, overflow="fold")
+    for record in built.log:
+        outcome = (escape(json.dumps(record.result, ensure_ascii=False)) if record.error is None
+                   else f"[red]{record.error.type}[/]: {escape(record.error.message)}")
+        table.add_row(str(record.seq), escape(record.tool or "-"),
+                      escape(json.dumps(record.arguments, ensure_ascii=False)), outcome)
+    console.print(table)
+    console.print_json(json.dumps(built.state(), ensure_ascii=False))
+
+
+def _replay_report(name: str, data: Path | None, lang: str, options: dict[str, Any]) -> ReplayReport:
+    entry = _family(name)
+    if entry.replay is None:
+        with_replay = [f.name for f in families() if f.replay is not None]
+        raise fail(f"{name} has no gold replay; available: {', '.join(with_replay)}")
+    if lang not in entry.languages:
+        raise fail(f"{name} has no {lang!r} data; languages: {', '.join(entry.languages)}")
+    try:
+        source = entry.data_source(data)
+        with errors.status(f"replaying {name} ({lang})"):
+            return entry.replay(source, lang, options)
+    except (LookupError, ValueError) as exc:
+        raise fail(str(exc.args[0] if exc.args else exc)) from None
+
+
+@app.command()
+def replay(
+    family_name: Annotated[str, typer.Argument(metavar="FAMILY", help="acebench, banking or apibank.")],
+    data: Annotated[Path | None, typer.Option(help="Benchmark folder or task file (default: the data folder).")] = None,
+    lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write one result object per row here.")] = None,
+    recordings: Annotated[bool, typer.Option(help="apibank: feed back what the recordings reveal (network and "
+                                                  "model answers, drifted initial data).")] = True,
+) -> None:
+    """Run every task's gold path in a fresh world and compare the end state with the ground truth.
+
+    For apibank: replay every recorded call of every dialogue in a fresh world.
+    """
+    report = _replay_report(family_name, data, lang, {"recordings": recordings})
+    table = Table(title=report.title)
+    for column in report.columns:
+        table.add_column(column, overflow="fold")
+    for row, ok in zip(report.rows, report.ok, strict=True):
+        table.add_row(*(escape(cell) for cell in row), style=None if ok else "yellow")
+    console.print(table)
+    console.print(report.summary, highlight=False)
+    if json_path is not None:
+        json_path.write_text(json.dumps(report.records, indent=2, ensure_ascii=False))
+
+
+@app.command()
+def doctor(
+    family_name: Annotated[str, typer.Argument(metavar="FAMILY", help="Task family: acebench or banking.")],
+    data: Annotated[Path | None, typer.Option(help="Benchmark folder or task file to lint.")] = None,
+    lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
+) -> None:
+    """Name every task whose gold path does not reproduce its ground truth, and why."""
+    report = _replay_report(family_name, data, lang, {})
+    for finding in report.findings:
+        console.print(f"[red]{escape(finding)}[/]", highlight=False, soft_wrap=True)
+    for note in report.notes:
+        console.print(f"[yellow]{escape(note)}[/]", highlight=False, soft_wrap=True)
+    console.print(f"{len(report.rows)} rows: {sum(report.ok)} reproduce, {len(report.findings)} finding(s)")
+    if report.findings:
+        raise typer.Exit(code=1)
+
+
+def _task_sets(names: list[str], langs: list[str] | None, data: Path | None, limit: int | None) -> list[TaskSet]:
+    if data is not None and len(names) > 1:
+        raise fail("--data names one family's tasks: give exactly one --tasks with it")
+    sets = []
+    for name in names:
+        entry = _family(name)
+        if entry.load_tasks is None:
+            runnable = [f.name for f in families() if f.load_tasks is not None]
+            raise fail(f"{name} has no runnable tasks; available: {', '.join(runnable)}")
+        for lang in langs or entry.languages:
+            try:
+                loaded = entry.tasks(TaskQuery(lang=lang, data=data, limit=limit))
+            except LookupError as exc:
+                raise fail(f"{name}/{lang}: {exc.args[0]}") from None
+            if loaded.problems:
+                raise fail(f"{name}/{lang}: " + "; ".join(loaded.problems[:5]))
+            sets.append(TaskSet(name, lang, loaded.tasks, entry.end_state_mode))
+    return sets
+
+
+@app.command()
+def run(
+    tasks: Annotated[list[str] | None, typer.Option("--tasks", help="Task families: banking (bundled), acebench.")
+                     ] = None,
+    lang: Annotated[list[str] | None, typer.Option("--lang", help="Languages (default: every one of the family).")
+                    ] = None,
+    data: Annotated[Path | None, typer.Option(help="Task data folder or file (default: the family's own).")] = None,
+    agent: Annotated[str, typer.Option(help="oracle, noisy, or llm.")] = "oracle",
+    noise: Annotated[float, typer.Option(help="Mistake rate of the noisy agent.")] = 0.2,
+    seed: Annotated[int, typer.Option(help="Seed of the noisy agent.")] = 0,
+    model: Annotated[str, typer.Option(help="Model name, for --agent llm.")] = "",
+    base_url: Annotated[str, typer.Option(help="OpenAI-compatible endpoint, for --agent llm.")] = "",
+    user: Annotated[str, typer.Option(help="Multi-turn user simulator: scripted or llm.")] = "scripted",
+    db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
+    run_id: Annotated[str | None, typer.Option("--run-id", help="Name of the run (default: run-N).")] = None,
+    resume: Annotated[bool, typer.Option(help="Continue --run-id, skipping finished episodes.")] = False,
+    workers: Annotated[int, typer.Option(min=1, help="Episodes run in parallel processes.")] = 1,
+    limit: Annotated[int | None, typer.Option(min=1, help="At most this many tasks per task set.")] = None,
+    pause: Annotated[float, typer.Option(hidden=True, help="Seconds to wait per episode.")] = 0.0,
+) -> None:
+    """Run an agent over task sets, store every episode, and print the scores."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .report import score_table
+    from .runner import AgentSpec, execute_run
+    from .store import RunStore
+
+    if agent not in ("oracle", "noisy", "llm"):
+        raise fail(f"unknown agent {agent!r}; use oracle, noisy or llm")
+    if (agent == "llm" or user == "llm") and not (model and base_url):
+        raise fail("--agent llm and --user llm need --model and --base-url")
+    if resume and not run_id:
+        raise fail("--resume needs the --run-id of the run to continue")
+    sets = _task_sets(tasks or ["banking"], lang, data, limit)
+    try:
+        store = RunStore(db)
+    except Exception as exc:  # a bad URL or an unreachable server: say so in one line
+        raise fail(f"cannot open the run store {db!r}: {exc}") from None
+    name = run_id or store.new_run_id()
+    if run_id and not resume and store.run(run_id) is not None:
+        raise fail(f"run {run_id!r} already exists in {db}; add --resume to continue it")
+    spec = AgentSpec(kind=agent, noise=noise, seed=seed, model=model, base_url=base_url, pause=pause, user=user)
+    todo = sum(len(s.tasks) for s in sets) - len(store.finished(name))
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=errors, transient=True) as progress:
+        bar = progress.add_task(f"{name}: episodes", total=max(todo, 0))
+        execute_run(store, name, sets, spec, workers=workers, on_done=lambda _: progress.advance(bar))
+    console.print(score_table(name, store.scores(name), title=f"{name}: {spec.describe()} ({db})"))
+    store.close()
+
+
+@app.command()
+def report(
+    db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
+    run_id: Annotated[str | None, typer.Option("--run-id", help="The run (default: every run).")] = None,
+    html_path: Annotated[Path | None, typer.Option("--html", help="Write a self-contained HTML page here.")] = None,
+) -> None:
+    """Show stored runs as score tables, or write one as an HTML page with plots."""
+    from .report import html_report, score_table
+    from .store import RunStore
+
+    store = RunStore(db)
+    runs = [r.run_id for r in store.runs()] if run_id is None else [run_id]
+    if not runs:
+        raise fail(f"no runs in {db}")
+    for name in runs:
+        stored = store.run(name)
+        if stored is None:
+            raise fail(f"no run {name!r} in {db}")
+        console.print(score_table(name, store.scores(name), title=f"{name}: {stored.agent}"))
+    if html_path is not None:
+        try:
+            html_path.write_text(html_report(store, runs[-1]), encoding="utf-8")
+        except RuntimeError as exc:
+            raise fail(str(exc)) from None
+        console.print(f"wrote {html_path}")
+    store.close()
+
+
+@app.command()
+def score(
+    benchmark: Annotated[str, typer.Argument(help="Benchmark: acebench or apibank.")],
+    results: Annotated[Path, typer.Option(help="acebench: folder of data_<category>_result.json files; "
+                                               "apibank: a JSON-lines file of predictions.")],
+    data: Annotated[Path | None, typer.Option(help="Benchmark data folder (default: the data folder).")] = None,
+    lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
+    mode: Annotated[str, typer.Option(help="compat (the reference's verdicts) or strict (bugs fixed).")] = "compat",
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write per-category and per-item results.")] = None,
+) -> None:
+    """Score a model's results: ACEBench result files (compat or strict), or API-Bank predictions."""
+    from evaluators.results import ResultsRequest, results_scorer
+
+    from .report import results_table
+
+    try:
+        scored = results_scorer(benchmark)(ResultsRequest(results, data, lang, mode))
+    except (LookupError, ValueError) as exc:
+        raise fail(str(exc.args[0] if exc.args else exc)) from None
+    console.print(results_table(scored))
+    if json_path is not None:
+        json_path.write_text(json.dumps(scored.payload, indent=2, ensure_ascii=False))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()
