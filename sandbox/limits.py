@@ -41,7 +41,8 @@ class InputLimits:
         max_depth: Nesting of lists and objects inside one call's arguments.
         max_string_chars: Characters in one string argument (or object key).
         max_int_digits: Decimal digits of one integer (Python refuses to print past 4,300).
-        max_items: Values in one call's arguments, counted over every level.
+        max_items: Values in one call's arguments, counted over every level (and, roughly,
+            in one message in bracket syntax: reading each costs time before any can be checked).
         max_name_chars: Characters in a tool name.
     """
 
@@ -50,7 +51,7 @@ class InputLimits:
     max_depth: int = 32
     max_string_chars: int = 10_000
     max_int_digits: int = 64
-    max_items: int = 10_000
+    max_items: int = 2_000
     max_name_chars: int = 128
     int_bound: int = field(init=False, repr=False, compare=False)
 

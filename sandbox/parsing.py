@@ -39,6 +39,10 @@ _MAY_WARN = re.compile(r"\\|\d[A-Za-z_]")
 _JSON_START = re.compile(r"\{|\[\s*(\{|\]|$)")
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n(.*?)```", re.DOTALL)
 _JSON_LITERALS = MappingProxyType({"true": True, "false": False, "null": None})
+# Quoted strings, to count the separators outside them (approximately: enough for a bound).
+_QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'" + r'|"(?:[^"\\\n]|\\.)*"')
+# Repairs fix hand-written benchmark data; text longer than this is not theirs to fix.
+_REPAIR_CHARS = 20_000
 
 
 @dataclass(frozen=True)
@@ -109,8 +113,8 @@ def _parse_message(text: str, limits: InputLimits) -> ParsedMessage:
     try:
         return ParsedMessage(_parse_brackets(body, limits), "brackets", notes)
     except ParseError as first_error:
-        if first_error.limit is not None:
-            raise  # a bound, not a typo: nothing to repair
+        if first_error.limit is not None or len(body) > _REPAIR_CHARS:
+            raise  # a bound, not a typo (or too long to be hand-written): nothing to repair
         repaired, repairs = _repair(body)
         if not repairs:
             raise
@@ -231,6 +235,10 @@ def _too_deep(name: str, limits: InputLimits) -> ParseError:
 
 
 def _parse_brackets(body: str, limits: InputLimits) -> list[Call]:
+    # Building the syntax tree costs time per node: refuse a message with more values
+    # than any call may hold before paying for it.
+    if body.count(",") > limits.max_items and _QUOTED.sub("", body).count(",") > limits.max_items:
+        raise ParseError(f"more than {limits.max_items} values in one message (limit max_items)", limit="max_items")
     try:
         if _MAY_WARN.search(body):
             with warnings.catch_warnings():
