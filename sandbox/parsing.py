@@ -148,6 +148,9 @@ def decode_json(text: str, limits: InputLimits = DEFAULT_LIMITS) -> Any:
 
 def decode_arguments(name: str, text: str, limits: InputLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """The arguments of a JSON tool call, given as a JSON string (OpenAI's form); `ParseError` if unreadable."""
+    if len(text) > limits.max_message_chars:
+        raise ParseError(f"arguments of {name} too long to read ({len(text)} characters; limit max_message_chars is "
+                         f"{limits.max_message_chars})", limit="max_message_chars")
     try:
         arguments = decode_json(text, limits) if text.strip() else {}
     except (json.JSONDecodeError, RecursionError):
