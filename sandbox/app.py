@@ -100,7 +100,7 @@ class App(Generic[S]):
         """
         current = self._state.model_dump()
         current.update(config)
-        self._state = type(self._state).model_validate(current)  # type: ignore[assignment]
+        self._state = type(self._state).model_validate(current)
         self._shared = False
 
     def dump(self) -> dict[str, Any]:

@@ -85,11 +85,11 @@ class TrackedList(list):
         _note_container(self)
         list.__delitem__(self, index)
 
-    def __iadd__(self, values: Any) -> TrackedList:  # type: ignore[override]
+    def __iadd__(self, values: Any) -> TrackedList:  # type: ignore[misc]
         self.extend(values)
         return self
 
-    def __imul__(self, count: SupportsIndex) -> TrackedList:  # type: ignore[override]
+    def __imul__(self, count: SupportsIndex) -> TrackedList:
         _note_container(self)
         list.__imul__(self, count)
         return self
@@ -138,7 +138,7 @@ class TrackedDict(dict):
         dict.__setitem__(self, key, value)
         return value
 
-    def __ior__(self, other: Any) -> TrackedDict:  # type: ignore[override]
+    def __ior__(self, other: Any) -> TrackedDict:  # type: ignore[misc]
         self.update(other)
         return self
 
@@ -187,19 +187,19 @@ class TrackedSet(set):
         _note_container(self)
         set.symmetric_difference_update(self, other)
 
-    def __ior__(self, other: Any) -> TrackedSet:  # type: ignore[override]
+    def __ior__(self, other: Any) -> TrackedSet:  # type: ignore[misc]
         self.update(other)
         return self
 
-    def __iand__(self, other: Any) -> TrackedSet:  # type: ignore[override]
+    def __iand__(self, other: Any) -> TrackedSet:  # type: ignore[misc]
         self.intersection_update(other)
         return self
 
-    def __isub__(self, other: Any) -> TrackedSet:  # type: ignore[override]
+    def __isub__(self, other: Any) -> TrackedSet:  # type: ignore[misc]
         self.difference_update(other)
         return self
 
-    def __ixor__(self, other: Any) -> TrackedSet:  # type: ignore[override]
+    def __ixor__(self, other: Any) -> TrackedSet:  # type: ignore[misc]
         self.symmetric_difference_update(other)
         return self
 

@@ -69,7 +69,7 @@ class ReplayReport:
 
     title: str
     columns: tuple[str, ...]
-    rows: list[tuple[str, ...]]
+    rows: Sequence[tuple[str, ...]]
     ok: list[bool]
     summary: str
     findings: list[str] = field(default_factory=list)

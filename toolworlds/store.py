@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import UniqueConstraint
 from sqlalchemy.engine import Engine
-from sqlmodel import Field, Session, SQLModel, create_engine, select
+from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
 DEFAULT_URL = "sqlite:///toolworlds.db"
 
@@ -108,7 +108,7 @@ class RunStore:
 
     def runs(self) -> list[RunRow]:
         with Session(self.engine) as session:
-            return list(session.exec(select(RunRow).order_by(RunRow.created_at)).all())
+            return list(session.exec(select(RunRow).order_by(col(RunRow.created_at))).all())
 
     def finished(self, run_id: str) -> set[tuple[str, str]]:
         """(task set, task id) of the episodes already stored for a run."""

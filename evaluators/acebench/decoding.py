@@ -95,7 +95,8 @@ def _arithmetic(node: ast.expr, depth: int) -> int | float:
     if depth > _MAX_DEPTH:
         raise CheckFailure("wrong_output_format", "nested too deeply")
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
+        number: int | float = node.value  # type: ignore[assignment]  # narrowed by the type check
+        return number
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         value = _arithmetic(node.operand, depth + 1)
         return -value if isinstance(node.op, ast.USub) else value

@@ -26,11 +26,11 @@ def score_directory(data: Path, results: Path, mode: Mode = "compat") -> dict[st
         rows = read_jsonl(result_file)
         prompts, answers = read_jsonl(prompt_file), read_jsonl(answer_file)
         if category.startswith("agent"):
-            by_id = {r.get("id"): r for r in rows if isinstance(r, dict)}
-            scores[category] = score_agent(prompts, answers, by_id, category, mode)
+            records = {str(r["id"]): r for r in rows if "id" in r}
+            scores[category] = score_agent(prompts, answers, records, category, mode)
         else:
-            by_id = {r.get("id"): r.get("result") for r in rows if isinstance(r, dict)}
-            scores[category] = score_category(category, prompts, answers, by_id, mode)
+            outputs = {str(r["id"]): r.get("result") for r in rows if "id" in r}
+            scores[category] = score_category(category, prompts, answers, outputs, mode)
     return scores
 
 

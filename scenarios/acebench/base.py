@@ -46,7 +46,8 @@ class AceApp(App[S]):
 
     def device(self) -> DeviceState:
         """The phone's wifi/login state (the world's BaseApi)."""
-        return self.world.app("BaseApi").state  # type: ignore[return-value]
+        state: DeviceState = self.world.app("BaseApi").state
+        return state
 
 
 class DeviceState(StateModel):

@@ -384,7 +384,7 @@ class Travel(AceApp[TravelState]):
         if departure < now:
             return text.segment_used
         state.reservation_status[reservation_id] = self._next_status(reservation_id, "cancel")
-        price = state.fares_paid.get(reservation_id, 0)
+        price: float = state.fares_paid.get(reservation_id, 0)
         if reason == text.airline_cancel_reason:
             refund, message = price, text.airline_cancelled.format(refund=price)
         elif departure - now > dt.timedelta(days=1):

@@ -51,9 +51,9 @@ def envelope(world: World, record: CallRecord) -> dict[str, Any]:
                 aliases.update({alias: field for alias in choices if isinstance(alias, str) and alias != field})
         given = {}
         for key in raw:
-            field = aliases.get(key, key)
-            if field in validated:
-                given[key] = validated.pop(field)
+            name = aliases.get(key, key)
+            if name in validated:
+                given[key] = validated.pop(name)
         if meta.get("echo") != "given":
             given.update(validated)
     result: dict[str, Any] = {}

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sandbox import World
+from sandbox import App, World
 
 from .accounts import Accounts, Bank
 from .knowledge import Cassette, Knowledge, Utilities
@@ -59,8 +59,8 @@ def apibank_world(init_database: str | Path | None = None, *, seed: int = 0, cas
         return World([Level3()], seed=seed, start=today)
     if level != 1:
         raise ValueError("level must be 1 (apis/) or 3 (lv3_apis/)")
-    apps = [Accounts(), Bank(), Agenda(), Alarm(), Reminder(), Meeting(), Hospital(), Health(), SmartHome(),
-            Hotel(), Stock(), Knowledge(), Utilities()]
+    apps: list[App[Any]] = [Accounts(), Bank(), Agenda(), Alarm(), Reminder(), Meeting(), Hospital(), Health(),
+                            SmartHome(), Hotel(), Stock(), Knowledge(), Utilities()]
     world = World(apps, seed=seed, start=today)
     world.load(read_database(None if init_database is None else Path(init_database)))
     if cassette is not None:

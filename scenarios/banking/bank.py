@@ -19,7 +19,7 @@ from scenarios.acebench.base import AceApp
 
 from . import rules
 from .defaults import default_bank_state
-from .models import Account, Amount, BankState, Installment, Loan, Transaction
+from .models import Account, Amount, BankState, Installment, Loan, Transaction, TransactionKind
 from .texts import BankTexts, bank_texts
 
 account_lifecycle = Lifecycle(
@@ -112,7 +112,7 @@ class Bank(AceApp[BankState]):
 
     # -- the one place balances change ---------------------------------------------------------
 
-    def _post(self, account: Account, kind: str, amount: Decimal, counterparty: str | None = None,
+    def _post(self, account: Account, kind: TransactionKind, amount: Decimal, counterparty: str | None = None,
               memo: str = "", interest: Decimal = Decimal("0.00"), fees: Decimal = Decimal("0.00")) -> Transaction:
         state = self.state
         account.balance += amount
