@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -16,6 +14,8 @@ from scenarios.banking.family import load_tasks
 from toolworlds.agents import NoisyAgent, OracleAgent, Turn
 from toolworlds.episodes import arun_episode, run_episode
 from toolworlds.llm import ChatClient, LLMAgent, LLMUser
+
+from .local_http import JSONHandler, serving
 
 TASKS = {task.id: task for task in load_tasks()}
 STEP = TASKS["banking_multi_step_4"]  # move 5000 from A002 to A001
@@ -85,11 +85,11 @@ def test_async_agent() -> None:
     assert STEP.end_state(world) == STEP.ground_truth and episode.finished
 
 
-class FakeChat(BaseHTTPRequestHandler):
+class FakeChat(JSONHandler):
     """An OpenAI-compatible chat endpoint: deposits once, then answers; as a user, ends politely."""
 
     def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = self.read_json()
         system = body["messages"][0]["content"]
         if "You play a user" in system:
             message: dict[str, Any] = {"role": "assistant", "content":
@@ -103,28 +103,14 @@ class FakeChat(BaseHTTPRequestHandler):
                 {"id": "call_1", "type": "function", "function": {"name": "deposit", "arguments": arguments}}]}
         else:
             message = {"role": "assistant", "content": "Done: 10 deposited."}
-        reply = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                 "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
-        payload = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.send_json({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
 
 
 @pytest.fixture
 def fake_endpoint() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeChat)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
+    with serving(FakeChat) as url:
+        yield url + "/v1"
 
 
 def test_llm_agent_and_user_over_an_openai_compatible_endpoint(fake_endpoint: str) -> None:
