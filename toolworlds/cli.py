@@ -293,6 +293,8 @@ def serve(
     """Serve a world over MCP, one world per session; reset, state, diff and score stay off the tool list."""
     if transport not in ("stdio", "http"):
         raise fail(f"unknown transport {transport!r}; use stdio or http")
+    if save is not None and transport != "stdio":
+        raise fail("--save is for stdio; over http the /control routes give each session's log, state and score")
     try:
         from . import mcp_server
     except ImportError:
