@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox import World
+from sandbox.tools import ToolSpec
 
 from .cache import ResponseCache
 from .prompt import agent_prompt, problem_statement
 from .schema import ToolShapeError, normalize_tool, shown_parameters
-from .world import APP_NAME, toolbench_world
+from .world import APP_NAME, tool_specs, toolbench_world
 
 FAMILY_NAME = "toolbench"
 
@@ -53,6 +54,7 @@ class ToolBenchTask:
     functions: list[dict[str, Any]] = field(init=False, compare=False, repr=False)
     question: str = field(init=False, compare=False, repr=False)  # the statement and the output instructions
     paths: list[list[str]] = field(init=False, compare=False, repr=False)
+    _specs: Mapping[str, ToolSpec] | None = field(default=None, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         described: dict[str, dict[str, Any]] = {}
@@ -90,7 +92,13 @@ class ToolBenchTask:
         return calls
 
     def world(self, seed: int = 0) -> World:
-        return toolbench_world(self.tools, task_id=self.id, seed=seed, cache=self.cache)
+        if self._specs is None:  # built on first use, then shared by every world of this task
+            self._specs = tool_specs(self.tools)
+        return toolbench_world(specs=self._specs, task_id=self.id, seed=seed, cache=self.cache)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The specs hold classes made at run time, which do not pickle: a worker rebuilds them.
+        return {**self.__dict__, "_specs": None}
 
     def end_state(self, world: World) -> list[dict[str, Any]]:
         """The calls the world answered, in order, as `{"name", "parameters"}`."""

@@ -51,16 +51,12 @@ class ToolBenchApp(App[ToolBenchState]):
 
     app_name = APP_NAME
 
-    def __init__(self, tools: Sequence[Any] = (), *, task_id: str = "", seed: int = 0,
-                 cache: ResponseCache | None = None, state: ToolBenchState | None = None) -> None:
+    def __init__(self, tools: Sequence[Any] = (), *, specs: Mapping[str, ToolSpec] | None = None,
+                 task_id: str = "", seed: int = 0, cache: ResponseCache | None = None,
+                 state: ToolBenchState | None = None) -> None:
         super().__init__(state)
         self.task_id, self.seed, self.cache = task_id, seed, cache
-        specs: dict[str, ToolSpec] = {}
-        for raw in tools:
-            described = normalize_tool(raw)
-            if described["name"] not in specs:  # a repeated name keeps its first description
-                specs[described["name"]] = _spec(described, self.name)
-        self._specs: Mapping[str, ToolSpec] = MappingProxyType(specs)
+        self._specs: Mapping[str, ToolSpec] = specs if specs is not None else tool_specs(tools)
 
     def specs(self) -> Mapping[str, ToolSpec]:
         return self._specs
@@ -70,6 +66,20 @@ class ToolBenchApp(App[ToolBenchState]):
         recorded = self.cache.lookup(tool, arguments) if self.cache is not None else None
         self.state.calls.append({"name": tool, "parameters": arguments})
         return recorded if recorded is not None else simulated_response(self.task_id, self.seed, tool, arguments)
+
+
+def tool_specs(tools: Sequence[Any]) -> Mapping[str, ToolSpec]:
+    """The specs of a tool list (a repeated name keeps its first description).
+
+    Building them (a pydantic model per tool) is most of a world's cost, and specs never
+    change, so a task builds them once and every world of the task shares them.
+    """
+    specs: dict[str, ToolSpec] = {}
+    for raw in tools:
+        described = normalize_tool(raw)
+        if described["name"] not in specs:
+            specs[described["name"]] = _spec(described, APP_NAME)
+    return MappingProxyType(specs)
 
 
 def _spec(tool: Mapping[str, Any], app: str) -> ToolSpec:
@@ -88,9 +98,10 @@ def simulated_response(task_id: str, seed: int, tool: str, arguments: Mapping[st
                                       "result_id": digest[:16]}}
 
 
-def toolbench_world(tools: Sequence[Any] = (), *, task_id: str = "", seed: int = 0,
-                    cache: ResponseCache | None = None, lang: str = "en") -> World:
-    """A world whose tools are `tools` (ToolBench tool descriptions, as objects or names)."""
+def toolbench_world(tools: Sequence[Any] = (), *, specs: Mapping[str, ToolSpec] | None = None, task_id: str = "",
+                    seed: int = 0, cache: ResponseCache | None = None, lang: str = "en") -> World:
+    """A world whose tools are `tools` (ToolBench tool descriptions, as objects or names),
+    or the prebuilt `specs` of such a list (`tool_specs`)."""
     if lang != "en":
         raise ValueError(f"ToolBench worlds are English only, not {lang!r}")
-    return World([ToolBenchApp(tools, task_id=task_id, seed=seed, cache=cache)], seed=seed)
+    return World([ToolBenchApp(tools, specs=specs, task_id=task_id, seed=seed, cache=cache)], seed=seed)
