@@ -16,30 +16,24 @@ from pydantic import TypeAdapter
 
 from scenarios.banking.family import load_tasks
 from scenarios.todo import todo_world
-
-from .local_http import JSONHandler, serving
+from tests.fake_chat import json_endpoint
 
 TASK = {task.id: task for task in load_tasks()}["banking_multi_step_4"]  # pay 1200 from A001 to A003
 LOGIN = {"customer_id": "C001", "password": "eve2024"}
 PAY = {"customer_id": "C001", "from_account_id": "A001", "to_account_id": "A003", "amount": 1200, "memo": "July rent"}
 
 
-class Scripted(JSONHandler):
-    """Answers each POST with the next scripted reply and keeps every request body."""
-
-    replies: list[dict[str, Any]]
-    received: list[dict[str, Any]]
-
-    def do_POST(self) -> None:
-        self.received.append(self.read_json())
-        self.send_json(self.replies.pop(0))
-
-
 @pytest.fixture
 def endpoint() -> Iterator[tuple[str, list[dict[str, Any]], list[dict[str, Any]]]]:
+    """A local API that answers each request with the next scripted reply and keeps every request body."""
     replies: list[dict[str, Any]] = []
     received: list[dict[str, Any]] = []
-    with serving(type("Handler", (Scripted,), {"replies": replies, "received": received})) as url:
+
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        received.append(body)
+        return replies.pop(0)
+
+    with json_endpoint(reply) as url:
         yield url, replies, received
 
 

@@ -7,6 +7,7 @@ import inspect
 import json
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -138,6 +139,27 @@ def test_async_reset_and_step_gather_on_one_loop() -> None:
         return await asyncio.gather(*(episode(ToolEnv("banking", user=SlowUser)) for _ in range(3)))
 
     assert asyncio.run(all_of_them()) == [1.0, 1.0, 1.0]
+
+
+def test_families_scored_by_their_own_episode_scorer(tmp_path: Path) -> None:
+    from tests.test_toolbench import rows, write
+
+    tasks = write(tmp_path / "tasks.jsonl", rows())
+    env = ToolEnv("toolbench", data=tasks)  # ToolBench scores the call log, not an end state
+    for task_id in env.task_ids:
+        env.reset(options={"task": task_id})
+        *_, (_, reward, terminated, _, info) = play(env, [*env.task.paths[0], "Done."])  # type: ignore[union-attr]
+        assert (reward, terminated, info["score"]["errors"]) == (1.0, True, {}), task_id
+    env.reset(options={"task": env.task_ids[0]})
+    _, reward, terminated, _, _ = env.step("I cannot help with that.")
+    assert (reward, terminated) == (0.0, True)
+    with pytest.raises(ValueError, match="cannot name the parameter 'from'"):
+        trl_environment("toolbench", data=tasks)  # ToolBench's data-defined tools need not be Python names
+    first = rows()[0]
+    changed = {**first, "id": 999, "tools": [{**first["tools"][0], "description": "Another weather tool."}]}
+    clash = write(tmp_path / "clash.jsonl", [first, changed])
+    with pytest.raises(ValueError, match="differs between tasks"):
+        trl_environment("toolbench", data=clash)  # one method cannot describe two different tools
 
 
 def test_unknown_tasks_and_bad_actions_are_refused() -> None:

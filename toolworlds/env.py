@@ -16,6 +16,7 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Callable, Generator, Sequence
+from pathlib import Path
 from typing import Any, SupportsFloat
 
 import gymnasium
@@ -29,7 +30,7 @@ from .agents import ChatMessage, Turn
 from .episode_score import episode_score
 from .episodes import Episode, start_episode
 from .prebuilt import TaskWorlds
-from .signatures import tool_method
+from .signatures import python_name_problems, tool_method
 from .spaces import AssistantMessage, Conversation
 
 UserFactory = Callable[[Task], Any]
@@ -49,12 +50,14 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         max_turns: User replies per multi-turn episode.
         seed: Seed of the worlds (each task's episodes all start from the same state).
         user: Makes the multi-turn user simulator for a task (default: a scripted user).
+        data: Where to read the tasks (as `toolworlds run --data`), else the family's own.
     """
 
     metadata: dict[str, Any] = {"render_modes": []}
 
     def __init__(self, family: str | TaskWorlds, tasks: Sequence[str] | None = None, lang: str = "en",
-                 max_steps: int = 30, *, max_turns: int = 10, seed: int = 0, user: UserFactory | None = None) -> None:
+                 max_steps: int = 30, *, max_turns: int = 10, seed: int = 0, user: UserFactory | None = None,
+                 data: Path | None = None) -> None:
         if max_steps < 1 or max_turns < 0:
             raise ValueError("max_steps must be at least 1 and max_turns at least 0")
         if isinstance(family, TaskWorlds):
@@ -63,7 +66,7 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
             if unknown:
                 raise LookupError(f"{family.family.name} has no task {', '.join(unknown)}")
         else:
-            self.worlds = TaskWorlds(family, tasks, lang, seed)
+            self.worlds = TaskWorlds(family, tasks, lang, seed, data)
         self.task_ids: list[str] = list(tasks) if tasks else list(self.worlds.tasks)
         self.max_steps, self.max_turns = max_steps, max_turns
         self.observation_space = Conversation()
@@ -141,7 +144,8 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         if self.task is None:
             raise RuntimeError("no episode yet: call reset()")
         episode = self._episode
-        return episode_score(self.task, self.world, episode.process, episode.records, self.worlds.mode)
+        return episode_score(self.worlds.family.name, self.task, self.world, episode.process, episode.records,
+                             self.worlds.mode)
 
     def group(self, task: str, n: int, *, seed: int | None = None) -> list[ToolEnv]:
         """`n` independent environments, reset to the same start of `task` (forks of one prebuilt
@@ -260,7 +264,7 @@ def read_action(action: Any) -> tuple[Turn, dict[str, Any] | None, list[ToolUse]
 
 
 def trl_environment(family: str, tasks: Sequence[str] | None = None, lang: str = "en", *, max_steps: int = 64,
-                    seed: int = 0) -> type:
+                    seed: int = 0, data: Path | None = None) -> type:
     """A class for TRL's `GRPOTrainer(environment_factory=...)`.
 
     TRL builds it with no arguments, once per concurrent rollout, and calls `reset(**row)` at
@@ -269,13 +273,19 @@ def trl_environment(family: str, tasks: Sequence[str] | None = None, lang: str =
     of the family's tasks is a public method with the tool's signature and a Google-style
     docstring (TRL exposes every public method but `reset` and `get_reward` as a tool), and
     `get_reward()` scores the end state. Multi-turn tasks run on their instruction alone:
-    TRL's loop has no user simulator.
+    TRL's loop has no user simulator. The tools are the union over the tasks, so the tasks
+    must agree on any tool they share, and every name must be a Python identifier (tools
+    defined by data, as ToolBench's, may not be).
     """
-    worlds = TaskWorlds(family, tasks, lang, seed)
+    worlds = TaskWorlds(family, tasks, lang, seed, data)
     specs = worlds.tool_specs()
     clashes = sorted(_RESERVED & {spec.name for spec in specs})
     if clashes:
         raise ValueError(f"tools named {', '.join(clashes)} would shadow TRL's reserved methods")
+    unnameable = [problem for spec in specs for problem in python_name_problems(spec)]
+    if unnameable:
+        raise ValueError("TRL reads tools from Python signatures, which cannot name the "
+                         + "; ".join(unnameable[:5]) + ": choose tasks whose tools have Python names")
 
     def __init__(self: Any) -> None:
         self._env = ToolEnv(worlds, max_steps=max_steps)

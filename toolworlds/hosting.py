@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sandbox.calllog import CallRecord
@@ -43,13 +44,14 @@ class WorldHost:
             family's default world, which has no score.
         lang: Language of the world and task.
         seed: Seed of the prebuilt world (every session starts from the same state).
+        data: Where to read the task from (as `toolworlds run --data`), else the family's own.
         max_sessions: Worlds kept at most; past it the least recently used is dropped.
             Worlds outlive their MCP session so a controller can read the end state after
             the agent has gone; `close` drops one at once.
     """
 
     def __init__(self, family: str, *, task: str | None = None, lang: str = "en", seed: int = 0,
-                 max_sessions: int = 1024) -> None:
+                 data: Path | None = None, max_sessions: int = 1024) -> None:
         if max_sessions < 1:
             raise ValueError("max_sessions must be at least 1")
         try:
@@ -62,7 +64,7 @@ class WorldHost:
         if task is None:
             self._start = family_world(self._entry, lang, seed)
         else:
-            worlds = TaskWorlds(family, [task], lang, seed)
+            worlds = TaskWorlds(family, [task], lang, seed, data)
             self.task, self.mode = worlds.task(task), worlds.mode
             self._start = worlds.start(task)
         self._start_state = self._start.state()
@@ -132,7 +134,7 @@ class WorldHost:
         if self.task is None:
             raise LookupError(f"no task is served, so there is nothing to score: serve {self.family} with --task ID")
         hosted = self._hosted(session)
-        return episode_score(self.task, hosted.world, hosted.process, list(hosted.world.log), self.mode)
+        return episode_score(self.family, self.task, hosted.world, hosted.process, list(hosted.world.log), self.mode)
 
     def report(self, session: str) -> dict[str, Any]:
         """Everything known about a session, as JSON-ready data."""

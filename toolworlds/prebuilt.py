@@ -9,6 +9,7 @@ is never handed out, so nothing an agent does can reach the next episode's start
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from sandbox.tools import ToolSpec
@@ -30,16 +31,18 @@ def family_world(entry: WorldFamily, lang: str = "en", seed: int = 0) -> World:
 class TaskWorlds:
     """A family's tasks (all, or the ids given), each task's world built on first use and then forked.
 
+    `data` is where to read the tasks (as `toolworlds run --data`), else the family's own.
     Raises `LookupError` for an unknown family, a family without runnable tasks, a language
     it lacks, or a task id it does not have.
     """
 
-    def __init__(self, family: str, tasks: Sequence[str] | None = None, lang: str = "en", seed: int = 0) -> None:
+    def __init__(self, family: str, tasks: Sequence[str] | None = None, lang: str = "en", seed: int = 0,
+                 data: Path | None = None) -> None:
         try:
             self.family = registry_family(family)
         except KeyError as exc:
             raise LookupError(exc.args[0]) from None
-        loaded = self.family.tasks(TaskQuery(lang=lang, task_ids=tuple(tasks or ())))
+        loaded = self.family.tasks(TaskQuery(lang=lang, data=data, task_ids=tuple(tasks or ())))
         if loaded.problems:
             raise LookupError(f"{family}/{lang}: " + "; ".join(loaded.problems[:5]))
         self.tasks: Mapping[str, Task] = {task.id: task for task in loaded.tasks}
@@ -73,9 +76,13 @@ class TaskWorlds:
         return self.start(task_id).fork()
 
     def tool_specs(self) -> list[ToolSpec]:
-        """Every tool any of the tasks offers, once each by name, in first-seen order."""
-        specs: dict[str, ToolSpec] = {}
+        """Every tool any of the tasks offers, once each by name, in first-seen order; `ValueError`
+        when two tasks give one name different schemas (one description could not serve both)."""
+        specs: dict[str, tuple[str, ToolSpec]] = {}
         for task_id in self.tasks:
             for name, spec in self.start(task_id).tools.items():
-                specs.setdefault(name, spec)
-        return list(specs.values())
+                first_task, first = specs.setdefault(name, (task_id, spec))
+                if (first.description, first.parameters) != (spec.description, spec.parameters):
+                    raise ValueError(f"tool {name!r} differs between tasks {first_task} and {task_id}: "
+                                     "choose tasks whose tools agree")
+        return [spec for _, spec in specs.values()]

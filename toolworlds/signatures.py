@@ -13,6 +13,7 @@ it with an `invalid_arguments` error.
 from __future__ import annotations
 
 import inspect
+import keyword
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Literal, Union
@@ -48,6 +49,14 @@ def python_type(schema: Mapping[str, Any]) -> Any:
 
 def _union(options: list[Any]) -> Any:
     return options[0] if len(options) == 1 else Union.__getitem__(tuple(options))
+
+
+def python_name_problems(spec: ToolSpec) -> list[str]:
+    """Why `spec` cannot be a Python method (a name that is a keyword or no identifier); none for
+    tools written in Python, only for tools defined by data (ToolBench's `from`, `api-key`)."""
+    names = [("tool", spec.name), *(("parameter", p) for p in spec.parameters.get("properties", {}))]
+    return [f"{kind} {name!r} of {spec.name!r}" for kind, name in names
+            if not name.isidentifier() or keyword.iskeyword(name)]
 
 
 def tool_signature(spec: ToolSpec) -> inspect.Signature:
