@@ -120,7 +120,9 @@ def http_app(host: WorldHost, address: str = "127.0.0.1") -> ASGIApp:
     """The MCP endpoint at `/mcp` and the control routes under `/control`, answering loopback Host names only."""
     check_loopback(address)
     server = build_server(host, http_session, handshake_only=True)
-    app: Starlette = server.streamable_http_app(streamable_http_path=MCP_PATH, host=address,
+    # Plain JSON answers rather than an SSE stream per call: a tool call sends no progress or
+    # log notifications, and the stream's setup is a third of a call's round trip.
+    app: Starlette = server.streamable_http_app(streamable_http_path=MCP_PATH, host=address, json_response=True,
                                                 custom_starlette_routes=control_routes(host))
     return TrustedHostMiddleware(app, allowed_hosts=sorted({"127.0.0.1", "localhost", address}))
 
