@@ -314,6 +314,49 @@ def score(
         json_path.write_text(json.dumps(scored.payload, indent=2, ensure_ascii=False))
 
 
+@app.command()
+def serve(
+    family_name: Annotated[str, typer.Argument(metavar="FAMILY", help="World family (see `toolworlds worlds`).")],
+    task: Annotated[str | None, typer.Option(help="Serve this task's world and score sessions against it.")] = None,
+    data: Annotated[Path | None, typer.Option(help="With --task: the task data folder or file "
+                                                   "(default: the family's own).")] = None,
+    lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
+    seed: Annotated[int, typer.Option(help="Seed of the world every session starts from.")] = 0,
+    transport: Annotated[str, typer.Option(help="stdio, or http (streamable HTTP).")] = "stdio",
+    host: Annotated[str, typer.Option(help="http: loopback address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="http: port to bind.")] = 8000,
+    save: Annotated[Path | None, typer.Option(help="stdio: write the session's log, end state and score "
+                                                   "here when the client disconnects.")] = None,
+) -> None:
+    """Serve a world over MCP, one world per session; reset, state, diff and score stay off the tool list."""
+    if transport not in ("stdio", "http"):
+        raise fail(f"unknown transport {transport!r}; use stdio or http")
+    if data is not None and task is None:
+        raise fail("--data names where --task is read from: give --task with it")
+    if save is not None and transport != "stdio":
+        raise fail("--save is for stdio; over http the /control routes give each session's log, state and score")
+    try:
+        from . import mcp_server
+    except ImportError:
+        raise fail('serving MCP needs the mcp package: pip install "toolworlds[mcp]"') from None
+    try:
+        hosted = mcp_server.WorldHost(family_name, task=task, lang=lang, seed=seed, data=data)
+        if transport == "http":
+            mcp_server.check_loopback(host)
+    except (LookupError, ValueError) as exc:
+        raise fail(str(exc.args[0] if exc.args else exc)) from None
+    if transport == "http":
+        errors.print(f"serving {family_name} on http://{host}:{port}{mcp_server.MCP_PATH} "
+                     f"(controller routes under /control)", highlight=False)
+        mcp_server.serve_http(hosted, host, port)
+        return
+    import anyio
+
+    anyio.run(mcp_server.serve_stdio, hosted)
+    if save is not None:
+        save.write_text(json.dumps(hosted.report(mcp_server.STDIO_SESSION), indent=2, ensure_ascii=False))
+
+
 def main() -> None:
     app()
 
