@@ -11,10 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from scenarios.apibank import apibank_world
+from scenarios.apibank import Cassette, apibank_world
+from scenarios.apibank.accounts import Accounts
 from scenarios.apibank.checks import CHECKS, check_call
-from scenarios.apibank.knowledge import calculate
+from scenarios.apibank.knowledge import Knowledge, calculate
 from scenarios.apibank.replay import envelope
+from scenarios.apibank.services import Hospital
 from scenarios.datasets import dataset_dir
 from toolworlds.cli import app
 
@@ -247,3 +249,35 @@ def test_level3_apis_with_their_fixes() -> None:
     assert call(world, "ToolSearcher", keywords="salary of an occupation")["output"]["name"] == "GetOccupationSalary"
     assert call(world, "Geocoding", address="paris")["exception"] == "'paris'"
     assert {r.tool for r in world.log} == set(world.tools)
+
+
+def test_queued_recorded_ids_are_state() -> None:
+    world = apibank_world()
+    hospital = world.app(Hospital)
+    snapshot = world.snapshot()
+    hospital.queue("11111111")
+    world.restore(snapshot)
+    registration = {"patient_name": "Zed", "date": "2023-05-01", "doctor_name": "Dr X"}
+    first = call(world, "AppointmentRegistration", **registration)["output"]
+    assert first != "11111111"  # the restore took the queued id back out
+    before = world.state()
+    hospital.queue("22222222")
+    assert world.state() == before  # a queue is the harness's input, not a fact of the world
+    fork = world.fork()
+    failed = call(world, "AppointmentRegistration", **registration)  # already registered that day: nothing taken
+    assert failed["exception"] == "This appointment has already been registered."
+    assert call(world, "AppointmentRegistration", **{**registration, "date": "2023-05-02"})["output"] == "22222222"
+    assert call(fork, "AppointmentRegistration", **{**registration, "date": "2023-05-03"})["output"] == "22222222"
+    accounts = world.app(Accounts)
+    accounts.queue("recorded-token")
+    assert call(world, "RegisterUser", username="zed", password="p", email="z@example.org")["output"] == {
+        "token": "recorded-token"}
+
+
+def test_the_cassette_is_fixed_for_the_apps_life() -> None:
+    cassette = Cassette({Cassette.key("Dictionary", {"keyword": "tide"}): (["the sea's rise"], None)})
+    world = apibank_world(cassette=cassette)
+    assert call(world, "Dictionary", keyword="tide")["output"] == ["the sea's rise"]
+    assert call(world.fork(), "Dictionary", keyword="tide")["output"] == ["the sea's rise"]
+    with pytest.raises(AttributeError, match="'cassette'"):
+        world.app(Knowledge).cassette = Cassette()

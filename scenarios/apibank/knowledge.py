@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from sandbox import App, StateModel
 
@@ -55,6 +55,22 @@ class Cassette:
         return len(self._entries)
 
 
+S = TypeVar("S", bound=StateModel)
+
+
+class Recorded(App[S]):
+    """An app that answers some APIs from a cassette of recorded responses.
+
+    The cassette is recorded data, fixed for the app's life: it comes through the
+    constructor, and is shared (not copied) by forks.
+    """
+
+    def __init__(self, state: S | Mapping[str, Any] | None = None, *, name: str | None = None,
+                 cassette: Cassette | None = None) -> None:
+        super().__init__(state, name=name)
+        self.cassette = cassette if cassette is not None else Cassette()
+
+
 class KnowledgeState(StateModel):
     history: dict[str, Any] = {}  # "MM-DD" -> list of {Title, Date, Description}
     wiki: dict[str, Any] = {}  # keyword -> {url, summary}
@@ -64,11 +80,10 @@ class KnowledgeState(StateModel):
     documents: dict[str, Any] = {}  # url -> list of {question, answer}
 
 
-class Knowledge(App[KnowledgeState]):
+class Knowledge(Recorded[KnowledgeState]):
     """Look-ups that the reference backs with databases, the network or models."""
 
     app_name = "Knowledge"
-    cassette: Cassette = Cassette()
 
     @api("QueryHistoryToday", mutates=False)
     def query_history_today(self, date: str) -> list:
@@ -153,11 +168,10 @@ class Knowledge(App[KnowledgeState]):
         return recorded
 
 
-class Utilities(App[StateModel]):
+class Utilities(Recorded[StateModel]):
     """Stateless helpers: calculator, date, music, e-mail, and the API catalogue search."""
 
     app_name = "Utilities"
-    cassette: Cassette = Cassette()
 
     @api("Calculator", mutates=False)
     def calculator(self, formula: str) -> float:

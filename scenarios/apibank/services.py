@@ -9,7 +9,7 @@ from pydantic import AliasChoices, Field
 
 from sandbox import App, StateModel
 
-from .accounts import RandomSource
+from .accounts import RandomSource, RecordedDraws
 from .base import DATE_FORMAT, TIME_FORMAT, ApiError, LiteralList, Records, api, normalize_date, pad_year, strict_time
 
 
@@ -20,7 +20,11 @@ def _normalized_or_none(value: str, fmt: str) -> str | None:
         return None
 
 
-class Hospital(App[Records], RandomSource):
+class HospitalState(Records, RecordedDraws):
+    """Appointments by id, and the appointment ids a replay queued."""
+
+
+class Hospital(RandomSource[HospitalState]):
     """Doctor appointments (Appointments.json)."""
 
     app_name = "Hospital"

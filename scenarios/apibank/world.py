@@ -60,10 +60,8 @@ def apibank_world(init_database: str | Path | None = None, *, seed: int = 0, cas
     if level != 1:
         raise ValueError("level must be 1 (apis/) or 3 (lv3_apis/)")
     apps: list[App[Any]] = [Accounts(), Bank(), Agenda(), Alarm(), Reminder(), Meeting(), Hospital(), Health(),
-                            SmartHome(), Hotel(), Stock(), Knowledge(), Utilities()]
+                            SmartHome(), Hotel(), Stock(), Knowledge(cassette=cassette),
+                            Utilities(cassette=cassette)]
     world = World(apps, seed=seed, start=today)
     world.load(read_database(None if init_database is None else Path(init_database)))
-    if cassette is not None:
-        world.app("Knowledge").cassette = cassette  # type: ignore[attr-defined]
-        world.app("Utilities").cassette = cassette  # type: ignore[attr-defined]
     return world
