@@ -124,7 +124,10 @@ class Accounts(RandomSource[AccountsState]):
                 raise ApiError("The new password and verification code are required for the second call.")
             if verification_code != state.verification_code:
                 raise ApiError("The verification code is incorrect.")
-            state.accounts[state.reset_user]["password"] = new_password  # type: ignore[index]
+            record = state.accounts.get(state.reset_user)  # type: ignore[arg-type]
+            if record is None:  # deleted since the first call (the reference raised a KeyError)
+                raise ApiError("The username does not exist.")
+            record["password"] = new_password
             return "success"
         raise ApiError("The status is only 'Forgot Password' or 'Verification Code'.")
 

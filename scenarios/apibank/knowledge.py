@@ -19,9 +19,13 @@ from typing import Any, TypeVar
 from sandbox import App, StateModel
 
 from .base import CATALOG, ApiError, api, pad_year
+from .calculator import calculate
 
 _WORD = re.compile(r"\w+|[^\w\s]")
-_EMAIL = re.compile(r"^[a-z0-9]+[._]?[a-z0-9]+@\w+[.]\w{2,3}$")
+# The reference's address rule, ^[a-z0-9]+[._]?[a-z0-9]+@\w+[.]\w{2,3}$, written so that no two
+# parts can match the same characters: the reference's form backtracks in quadratic time
+# (a second on 20,000 letters), this one in linear time, and both accept the same addresses.
+_EMAIL = re.compile(r"^[a-z0-9](?:[a-z0-9]*[._])?[a-z0-9]+@\w+[.]\w{2,3}$")
 
 
 def _tokens(text: str) -> list[str]:
@@ -235,64 +239,3 @@ def _record(entry: Any) -> dict[str, Any]:
             "input_parameters": {k: dict(v) for k, v in entry.input_parameters.items()},
             "output_parameters": {k: dict(v) for k, v in entry.output_parameters.items()}}
 
-
-def calculate(formula: str) -> float:
-    """+ - * / and parentheses on non-negative integers, as API-Bank's Calculator accepts them.
-
-    Validation and messages follow the reference; evaluation is a proper parser, so a
-    leading sign or nested parentheses work (the reference looped forever or failed).
-    """
-    text = formula.replace(" ", "")
-    operators = sum(text.count(op) for op in "+-*/")
-    if (not text or any(c not in "0123456789+-*/()" for c in text) or text.count("(") != text.count(")")
-            or operators == 0 or operators + 1 == len(text)):
-        raise ApiError("invalid formula")
-    tokens = re.findall(r"\d+|[-+*/()]", text)
-    position = 0
-
-    def peek() -> str | None:
-        return tokens[position] if position < len(tokens) else None
-
-    def take() -> str:
-        nonlocal position
-        if position >= len(tokens):
-            raise ApiError("invalid formula")
-        position += 1
-        return tokens[position - 1]
-
-    def expression() -> float:
-        value = term()
-        while peek() in ("+", "-"):
-            value = value + term() if take() == "+" else value - term()
-        return value
-
-    def term() -> float:
-        value = factor()
-        while peek() in ("*", "/"):
-            operator, right = take(), factor()
-            if operator == "*":
-                value *= right
-            elif right == 0:
-                raise ApiError("float division by zero")
-            else:
-                value /= right
-        return value
-
-    def factor() -> float:
-        token = take()
-        if token == "(":
-            value = expression()
-            if take() != ")":
-                raise ApiError("invalid formula")
-            return value
-        if token in ("+", "-"):
-            value = factor()
-            return value if token == "+" else -value
-        if token.isdigit():
-            return float(token)
-        raise ApiError("invalid formula")
-
-    result = expression()
-    if position != len(tokens):
-        raise ApiError("invalid formula")
-    return result

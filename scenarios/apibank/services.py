@@ -118,7 +118,7 @@ class Health(App[HealthState]):
             raise ApiError("The health data cannot be empty.")
         names: set[str] = set()
         for item in health_data:
-            if not isinstance(item, dict) or "name" not in item:
+            if not isinstance(item, dict) or not isinstance(item.get("name"), str):
                 raise ApiError("The health data has invalid format.")
             if item["name"] in names:
                 raise ApiError("The health data cannot contain duplicate items.")
