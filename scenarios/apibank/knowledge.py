@@ -3,7 +3,8 @@
 History, Wiki, image captions, speech and document QA answer from their databases.
 Dictionary and Translate (network in the reference) answer from a cassette of recorded
 responses, else with "no answer for this query". SearchEngine and ToolSearcher rank with
-BM25 (no downloaded tokenizer or model); a cassette entry for the exact query wins.
+BM25 (no downloaded tokenizer or model; `toolsearch.py`); a cassette entry for the exact
+query wins. Keyword searches refuse input past `base.MAX_KEYWORDS` characters.
 GetToday reads the world's simulated clock, which API-Bank worlds start at 2023-03-31.
 """
 
@@ -18,8 +19,9 @@ from typing import Any, TypeVar
 
 from sandbox import App, StateModel
 
-from .base import CATALOG, ApiError, api, pad_year
+from .base import ApiError, api, bounded, pad_year
 from .calculator import calculate
+from .toolsearch import Bm25Ranker, ToolRanker, search_tools
 
 _WORD = re.compile(r"\w+|[^\w\s]")
 # The reference's address rule, ^[a-z0-9]+[._]?[a-z0-9]+@\w+[.]\w{2,3}$, written so that no two
@@ -106,7 +108,7 @@ class Knowledge(Recorded[KnowledgeState]):
 
     @api("Wiki", mutates=False)
     def wiki(self, keyword: str) -> dict:
-        key = keyword.replace("_", " ").strip().lower()
+        key = bounded(keyword, "keyword").replace("_", " ").strip().lower()
         entry = self.state.wiki.get(key)
         if entry is None:
             raise ApiError("Keyword not found.")
@@ -114,7 +116,7 @@ class Knowledge(Recorded[KnowledgeState]):
 
     @api("SearchEngine", mutates=False)
     def search_engine(self, keyword: str) -> list:
-        recorded = self.cassette.answer("SearchEngine", {"keyword": keyword})
+        recorded = self.cassette.answer("SearchEngine", {"keyword": bounded(keyword, "keyword")})
         if recorded is not None:
             return recorded
         documents = self.state.search.get("raw_documents") or []
@@ -159,7 +161,7 @@ class Knowledge(Recorded[KnowledgeState]):
 
     @api("Dictionary", mutates=False)
     def dictionary(self, keyword: str) -> Any:
-        recorded = self.cassette.answer("Dictionary", {"keyword": keyword})
+        recorded = self.cassette.answer("Dictionary", {"keyword": bounded(keyword, "keyword")})
         if recorded is None:
             raise ApiError(f"No offline answer for the keyword {keyword!r}.")
         return recorded
@@ -176,6 +178,11 @@ class Utilities(Recorded[StateModel]):
     """Stateless helpers: calculator, date, music, e-mail, and the API catalogue search."""
 
     app_name = "Utilities"
+
+    def __init__(self, state: StateModel | Mapping[str, Any] | None = None, *, name: str | None = None,
+                 cassette: Cassette | None = None, ranker: ToolRanker | None = None) -> None:
+        super().__init__(state, name=name, cassette=cassette)
+        self.ranker: ToolRanker = ranker if ranker is not None else Bm25Ranker()
 
     @api("Calculator", mutates=False)
     def calculator(self, formula: str) -> float:
@@ -204,38 +211,6 @@ class Utilities(Recorded[StateModel]):
 
     @api("ToolSearcher", mutates=False)
     def tool_searcher(self, keywords: str) -> Any:
-        recorded = self.cassette.answer("ToolSearcher", {"keywords": keywords})
-        return recorded if recorded is not None else search_tools(keywords)
-
-
-def search_tools(keywords: str, level: int = 1) -> Any:
-    """The best-matching API-Bank API for some keywords (BM25 over names and descriptions).
-
-    As in the reference, a match that takes a token comes with GetUserToken first.
-    """
-    from rank_bm25 import BM25Okapi
-
-    entries = [e for (name, found), e in CATALOG.items() if found == level and name != "ToolSearcher"]
-    texts = [_search_text(e.name, e.description) for e in entries]
-    scores = BM25Okapi([_tokens(t) for t in texts]).get_scores(_tokens(keywords))
-    best = max(range(len(entries)), key=lambda i: scores[i])
-    if scores[best] <= 0:
-        raise ApiError("No API matches these keywords.")
-    match = _record(entries[best])
-    if "token" in entries[best].input_parameters and level == 1:
-        token_api = CATALOG[("GetUserToken", 1)]
-        return [{**_record(token_api), "desc_for_search": _search_text(token_api.name, token_api.description)},
-                match]
-    return match
-
-
-def _search_text(name: str, description: str) -> str:
-    spaced = "".join(f" {c.lower()}" if c.isupper() else c for c in name).strip()
-    return spaced + description
-
-
-def _record(entry: Any) -> dict[str, Any]:
-    return {"name": entry.name, "description": entry.description,
-            "input_parameters": {k: dict(v) for k, v in entry.input_parameters.items()},
-            "output_parameters": {k: dict(v) for k, v in entry.output_parameters.items()}}
+        recorded = self.cassette.answer("ToolSearcher", {"keywords": bounded(keywords, "keywords")})
+        return recorded if recorded is not None else search_tools(keywords, 1, self.ranker)
 

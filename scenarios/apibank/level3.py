@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from sandbox import App, StateModel
 
 from .base import TIME_FORMAT, ApiError, LiteralList, LiteralStrList, api, strict_time
 from .calculator import calculate
-from .knowledge import search_tools
+from .toolsearch import Bm25Ranker, ToolRanker, search_tools
 
 
 def _people() -> dict[str, Any]:
@@ -111,6 +112,11 @@ class Level3(App[Level3State]):
 
     app_name = "Level3"
 
+    def __init__(self, state: Level3State | Mapping[str, Any] | None = None, *, name: str | None = None,
+                 ranker: ToolRanker | None = None) -> None:
+        super().__init__(state, name=name)
+        self.ranker: ToolRanker = ranker if ranker is not None else Bm25Ranker()
+
     def _user(self, username: str, password: str) -> dict[str, Any]:
         record = self.state.accounts.get(username)
         if record is None or record.get("password") != password:
@@ -148,7 +154,7 @@ class Level3(App[Level3State]):
 
     @api("ToolSearcher", level=3, mutates=False)
     def tool_searcher(self, keywords: str) -> Any:
-        return search_tools(keywords, level=3)
+        return search_tools(keywords, 3, self.ranker)
 
     @api("ClothingRecommendation", level=3, mutates=False)
     def clothing_recommendation(self, temperature: float, humidity: float, weather_conditions: str) -> dict:
