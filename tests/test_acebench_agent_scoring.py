@@ -102,7 +102,14 @@ def test_gold_path_results_score_what_replay_reproduces(tmp_path: Path, category
 
     shown = CliRunner().invoke(app, ["score", "acebench", "--results", str(tmp_path)])
     assert shown.exit_code == 0, shown.output
-    assert f"agent_{category}" in shown.output
+    assert f"agent_{category}" in shown.output and "not scored" not in shown.output
+    out = tmp_path / "strict.json"
+    strict = CliRunner().invoke(app, ["score", "acebench", "--results", str(tmp_path), "--mode", "strict",
+                                      "--json", str(out)])
+    assert strict.exit_code == 0, strict.output
+    payload = json.loads(out.read_text())
+    assert "normal_atom_bool" in payload["missing"] and f"agent_{category}" not in payload["missing"]
+    assert set(payload["summary"]) == {"agent", "overall"}  # only what was scored
 
 
 def test_result_rows_that_are_not_objects_score_as_missing(tmp_path: Path) -> None:

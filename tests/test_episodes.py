@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
 from sandbox.parsing import Call
 from scenarios.banking.family import load_tasks
+from tests.fake_chat import chat_endpoint
 from toolworlds.agents import NoisyAgent, OracleAgent, Turn
 from toolworlds.episodes import arun_episode, run_episode
 from toolworlds.llm import ChatClient, LLMAgent, LLMUser
@@ -85,46 +84,25 @@ def test_async_agent() -> None:
     assert STEP.end_state(world) == STEP.ground_truth and episode.finished
 
 
-class FakeChat(BaseHTTPRequestHandler):
-    """An OpenAI-compatible chat endpoint: deposits once, then answers; as a user, ends politely."""
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        system = body["messages"][0]["content"]
-        if "You play a user" in system:
-            message: dict[str, Any] = {"role": "assistant", "content":
-                                       "finish conversation" if len(body["messages"]) > 2 else
-                                       "Please deposit 10 into A001 for C001."}
-        elif not any("execution result" in m["content"] for m in body["messages"]):
-            assert body["tools"] and body["tools"][0]["type"] == "function"
-            assert all(t["function"]["parameters"]["type"] == "object" for t in body["tools"])
-            arguments = json.dumps({"customer_id": "C001", "account_id": "A001", "amount": 10})
-            message = {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "call_1", "type": "function", "function": {"name": "deposit", "arguments": arguments}}]}
-        else:
-            message = {"role": "assistant", "content": "Done: 10 deposited."}
-        reply = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                 "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
-        payload = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+def banking_model(body: dict[str, Any]) -> dict[str, Any]:
+    """The fake model: deposits once, then answers; as a user, ends politely."""
+    system = body["messages"][0]["content"]
+    if "You play a user" in system:
+        return {"role": "assistant", "content":
+                "finish conversation" if len(body["messages"]) > 2 else "Please deposit 10 into A001 for C001."}
+    if not any("execution result" in m["content"] for m in body["messages"]):
+        assert body["tools"] and body["tools"][0]["type"] == "function"
+        assert all(t["function"]["parameters"]["type"] == "object" for t in body["tools"])
+        arguments = json.dumps({"customer_id": "C001", "account_id": "A001", "amount": 10})
+        return {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "deposit", "arguments": arguments}}]}
+    return {"role": "assistant", "content": "Done: 10 deposited."}
 
 
 @pytest.fixture
 def fake_endpoint() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeChat)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
+    with chat_endpoint(banking_model) as url:
+        yield url
 
 
 def test_llm_agent_and_user_over_an_openai_compatible_endpoint(fake_endpoint: str) -> None:

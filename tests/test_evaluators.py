@@ -462,3 +462,41 @@ def test_milestone_definitions_are_checked() -> None:
         evaluate_process([Milestone("a", "x", after=("zzz",))], [])
     with pytest.raises(graphlib.CycleError):
         evaluate_process([Milestone("a", "x", after=("b",)), Milestone("b", "x", after=("a",))], [])
+
+
+def test_strict_special_reads_parameter_and_api_names_whole() -> None:
+    answer = {"Shop_search": ["sort"]}
+    paper = '["Missing necessary parameters (sort by) for the api (Shop_search)"]'
+    right = '["Missing necessary parameters (sort) for the api (Shop_search)"]'
+    longer_api = '["Missing necessary parameters (sort) for the api (Shop_searchAll)"]'
+    assert check_item("special_incomplete", [], paper, answer, "compat").valid  # the reference: substrings
+    assert not check_item("special_incomplete", [], paper, answer, "strict").valid
+    assert check_item("special_incomplete", [], right, answer, "strict").valid
+    assert check_item("special_incomplete", [], right.lower(), answer, "strict").valid
+    assert check_item("special_incomplete", [], longer_api, answer, "compat").valid
+    verdict = check_item("special_incomplete", [], longer_api, answer, "strict")
+    assert (verdict.valid, verdict.error_type) == (False, "error_correction")
+
+
+def test_render_answer_keeps_a_suffix_that_is_part_of_a_real_tool_name() -> None:
+    answer = {"perception_check_1": {"x": 1}, "lookup_1": {"q": "a"}, "lookup_2": {"q": "b"}}
+    functions = [{"name": "perception_check_1"}, {"name": "perception_check_2"}, {"name": "lookup"}]
+    assert render_answer(answer, functions) == "[perception_check_1(x=1), lookup(q='a'), lookup(q='b')]"
+    assert render_answer(answer) == "[perception_check(x=1), lookup(q='a'), lookup(q='b')]"  # no names known
+
+
+def test_strict_summary_weighs_what_was_scored_and_names_what_was_not() -> None:
+    from evaluators.acebench import AGENT_CATEGORIES, missing_categories
+
+    counts = {**dict.fromkeys(NORMAL_CATEGORIES, 50), "normal_single_turn_single_function": 100,
+              "normal_single_turn_parallel_function": 100, **dict.fromkeys(SPECIAL_CATEGORIES, 50),
+              "agent_multi_turn": 30, "agent_multi_step": 20}
+    every = dict.fromkeys(counts, 0.9) | dict.fromkeys(SPECIAL_CATEGORIES, 0.6)
+    # With every category scored at the benchmark's own sizes, strict weights are the reference's constants.
+    assert abs(summarize(every, "strict", counts)["overall"] - summarize(every)["overall"]) <= 0.001
+    partial = {name: every[name] for name in NORMAL_CATEGORIES + SPECIAL_CATEGORIES}
+    strict = summarize(partial, "strict", counts)
+    assert "agent" not in strict
+    assert strict["overall"] == round((0.9 * 700 ** 0.5 + 0.6 * 150 ** 0.5) / (700 ** 0.5 + 150 ** 0.5), 3)
+    assert summarize(partial)["agent"] == 0.0  # compat counts the unscored group as 0
+    assert missing_categories(partial) == list(AGENT_CATEGORIES)

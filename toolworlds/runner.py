@@ -16,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from evaluators.task_score import score_task
+from evaluators.task_score import episode_scorer
 
 from .agents import NoisyAgent, OracleAgent
 from .episodes import run_episode
@@ -89,7 +89,8 @@ def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact") -> O
     world, episode = run_episode(task, agent, user=spec.build_user(task))
     if spec.pause:
         time.sleep(spec.pause)
-    score = score_task(task, world, episode.process, mode)  # type: ignore[arg-type]
+    family = task_set.split("/", 1)[0]  # a task set is named "<family>/<lang>"
+    score = episode_scorer(family)(task, world, episode.process, mode)  # type: ignore[arg-type]
     errors = Counter(r.error.type for r in episode.records if r.error is not None)
     row = {
         "task_set": task_set, "task_id": task.id, "category": task.category, "success": score.success,

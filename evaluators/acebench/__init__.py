@@ -15,12 +15,12 @@ from .items import CategoryScore, check_item, read_jsonl, render_answer, score_c
 from .normal_compat import compat_normal, standardize
 from .normal_strict import strict_normal
 from .special import canonical_special, special
-from .summary import score_directory, score_results, summarize
+from .summary import missing_categories, score_directory, score_results, summarize
 from .verdicts import PASS, Mode, Verdict
 
 __all__ = [
     "AGENT_CATEGORIES", "NORMAL_CATEGORIES", "PASS", "SPECIAL_CATEGORIES", "WEIGHTS", "CategoryScore", "Mode",
-    "Verdict", "canonical_special", "check_item", "compat_normal", "decode_compat", "decode_strict", "read_jsonl",
-    "render_answer", "score_agent", "score_category", "score_directory", "score_results", "special",
-    "standardize", "strict_normal", "summarize",
+    "Verdict", "canonical_special", "check_item", "compat_normal", "decode_compat", "decode_strict",
+    "missing_categories", "read_jsonl", "render_answer", "score_agent", "score_category", "score_directory",
+    "score_results", "special", "standardize", "strict_normal", "summarize",
 ]

@@ -82,11 +82,15 @@ def score_category(category: str, prompts: Sequence[Mapping[str, Any]], answers:
 
 
 
-def render_answer(answer: Any) -> str:
-    """A possible answer written as a model would write it (Python literals)."""
-    chosen = answer[0] if isinstance(answer, list) else answer
-    return render_calls([Call(SUFFIX.sub("", name), args) for name, args in chosen.items()])
+def render_answer(answer: Any, functions: Sequence[Mapping[str, Any]] = ()) -> str:
+    """A possible answer written as a model would write it (Python literals).
 
+    Answer keys repeat a function as `name_1`, `name_2`; the suffix is dropped unless the
+    key is itself the name of one of `functions` (zh has tools called `perception_check_1`).
+    """
+    chosen = answer[0] if isinstance(answer, list) else answer
+    names = {f.get("name") for f in functions}
+    return render_calls([Call(name if name in names else SUFFIX.sub("", name), args) for name, args in chosen.items()])
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

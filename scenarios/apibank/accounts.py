@@ -3,35 +3,55 @@
 from __future__ import annotations
 
 import string
-from typing import Any
+from typing import Any, TypeVar
 
 from sandbox import App, StateModel
 
 from .base import ApiError, api
 
 
-class AccountsState(StateModel):
+class RecordedDraws(StateModel):
+    """State of an app that draws random values (ids, tokens): the values a replay queued
+    so that the recorded ones come back, taken before any seeded draw.
+
+    A state field, so a call journals it (a failed call gives a taken value back) and
+    snapshots, forks and restores carry it. It is the harness's input, as the world's
+    random source is, not a fact of the world, so dumps leave it out (`internal_fields`):
+    `World.state()` and end-state comparisons read the same with or without a queue.
+    """
+
+    internal_fields = frozenset({"queued_draws"})
+
+    queued_draws: tuple[str, ...] = ()
+
+
+D = TypeVar("D", bound=RecordedDraws)
+
+
+class RandomSource(App[D]):
+    """An app whose random draws a replay can dictate."""
+
+    def queue(self, value: str) -> None:
+        state = self.state
+        state.queued_draws = (*state.queued_draws, value)
+
+    def take(self) -> str | None:
+        """The next queued value (None when the queue is empty), from inside a call."""
+        state = self.state
+        if not state.queued_draws:
+            return None
+        value, *rest = state.queued_draws
+        state.queued_draws = tuple(rest)
+        return value
+
+
+class AccountsState(RecordedDraws):
     accounts: dict[str, Any] = {}  # username -> {password, token, email}
     verification_code: int | None = None
     reset_user: str | None = None
 
 
-class RandomSource:
-    """Seeded draws, or values queued by a replay so that recorded random ids come back."""
-
-    queued: tuple[str, ...] = ()
-
-    def queue(self, value: str) -> None:
-        self.queued = (*self.queued, value)
-
-    def take(self) -> str | None:
-        if not self.queued:
-            return None
-        value, self.queued = self.queued[0], self.queued[1:]
-        return value
-
-
-class Accounts(App[AccountsState], RandomSource):
+class Accounts(RandomSource[AccountsState]):
     """User accounts and their tokens (Account.json)."""
 
     app_name = "Accounts"
@@ -104,7 +124,10 @@ class Accounts(App[AccountsState], RandomSource):
                 raise ApiError("The new password and verification code are required for the second call.")
             if verification_code != state.verification_code:
                 raise ApiError("The verification code is incorrect.")
-            state.accounts[state.reset_user]["password"] = new_password  # type: ignore[index]
+            record = state.accounts.get(state.reset_user)  # type: ignore[arg-type]
+            if record is None:  # deleted since the first call (the reference raised a KeyError)
+                raise ApiError("The username does not exist.")
+            record["password"] = new_password
             return "success"
         raise ApiError("The status is only 'Forgot Password' or 'Verification Code'.")
 

@@ -127,6 +127,16 @@ class Records(StateModel):
     records: dict[str, Any] = {}
 
 
+MAX_KEYWORDS = 1000  # the longest search input; recorded ones are under 100 characters
+
+
+def bounded(text: str, parameter: str, limit: int = MAX_KEYWORDS) -> str:
+    """Search input, refused past `limit` characters: the work of a search grows with its input."""
+    if len(text) > limit:
+        raise ApiError(f"'{parameter}' is too long: {len(text)} characters; a search reads at most {limit}.")
+    return text
+
+
 def jaccard(a: str, b: str) -> float:
     left, right = set(a.split()), set(b.split())
     union = left | right

@@ -8,12 +8,15 @@ are the reference's; its stateful bugs are fixed (docs/compatibility.md).
 from __future__ import annotations
 
 import datetime as dt
+import sys
+from collections.abc import Mapping
 from typing import Any
 
 from sandbox import App, StateModel
 
 from .base import TIME_FORMAT, ApiError, LiteralList, LiteralStrList, api, strict_time
-from .knowledge import calculate, search_tools
+from .calculator import calculate
+from .toolsearch import Bm25Ranker, ToolRanker, search_tools
 
 
 def _people() -> dict[str, Any]:
@@ -85,17 +88,34 @@ class Level3State(StateModel):
                                    "Jerry": ["Comedy", "Drama", "Romance"]}
 
 
-def _lookup(table: dict[str, Any], key: Any) -> Any:
+def _lookup(table: dict[str, Any], key: str) -> Any:
     """The reference answers an unknown key with the key's repr as its exception text."""
     if key not in table:
         raise ApiError(repr(key))
     return table[key]
 
 
+def _id_key(number: int) -> str:
+    """The table key of an integer id.
+
+    Python refuses to write out an integer of more than `sys.get_int_max_str_digits()`
+    digits; no id is that long, so such an id is refused rather than crashing the lookup.
+    """
+    try:
+        return str(number)
+    except ValueError:
+        raise ApiError(f"The id has more than {sys.get_int_max_str_digits()} digits; no such id exists.") from None
+
+
 class Level3(App[Level3State]):
     """The level-3 services."""
 
     app_name = "Level3"
+
+    def __init__(self, state: Level3State | Mapping[str, Any] | None = None, *, name: str | None = None,
+                 ranker: ToolRanker | None = None) -> None:
+        super().__init__(state, name=name)
+        self.ranker: ToolRanker = ranker if ranker is not None else Bm25Ranker()
 
     def _user(self, username: str, password: str) -> dict[str, Any]:
         record = self.state.accounts.get(username)
@@ -134,7 +154,7 @@ class Level3(App[Level3State]):
 
     @api("ToolSearcher", level=3, mutates=False)
     def tool_searcher(self, keywords: str) -> Any:
-        return search_tools(keywords, level=3)
+        return search_tools(keywords, 3, self.ranker)
 
     @api("ClothingRecommendation", level=3, mutates=False)
     def clothing_recommendation(self, temperature: float, humidity: float, weather_conditions: str) -> dict:
@@ -197,12 +217,16 @@ class Level3(App[Level3State]):
 
     @api("LikeCount", level=3, mutates=False)
     def like_count(self, post_id: int) -> dict:
-        if str(post_id) not in self.state.likes:
-            raise ApiError(f"Post with ID {post_id} does not exist.")
-        return {"like_count": self.state.likes[str(post_id)]}
+        key = _id_key(post_id)
+        if key not in self.state.likes:
+            raise ApiError(f"Post with ID {key} does not exist.")
+        return {"like_count": self.state.likes[key]}
 
     @api("MovieRecommendations", level=3, mutates=False)
     def movie_recommendations(self, preferences: LiteralList) -> dict:
+        # The catalogue declares a bare `list`; only genre names (strings) can name a genre.
+        if not all(isinstance(genre, str) for genre in preferences):
+            raise ApiError("Each preference must be a genre name (a string).")
         return {"recommended_movies": [movie for genre in preferences for movie in _lookup(self.state.genres,
                                                                                              genre)]}
 
@@ -239,7 +263,7 @@ class Level3(App[Level3State]):
 
     @api("UserPosts", level=3, mutates=False)
     def user_posts(self, user_id: int) -> dict:
-        return {"post_ids": _lookup(self.state.posts, str(user_id))}
+        return {"post_ids": _lookup(self.state.posts, _id_key(user_id))}
 
     @api("UserWatchedMovies", level=3, mutates=False)
     def user_watched_movies(self, user_name: str) -> list:

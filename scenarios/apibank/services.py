@@ -9,7 +9,7 @@ from pydantic import AliasChoices, Field
 
 from sandbox import App, StateModel
 
-from .accounts import RandomSource
+from .accounts import RandomSource, RecordedDraws
 from .base import DATE_FORMAT, TIME_FORMAT, ApiError, LiteralList, Records, api, normalize_date, pad_year, strict_time
 
 
@@ -20,7 +20,11 @@ def _normalized_or_none(value: str, fmt: str) -> str | None:
         return None
 
 
-class Hospital(App[Records], RandomSource):
+class HospitalState(Records, RecordedDraws):
+    """Appointments by id, and the appointment ids a replay queued."""
+
+
+class Hospital(RandomSource[HospitalState]):
     """Doctor appointments (Appointments.json)."""
 
     app_name = "Hospital"
@@ -114,7 +118,7 @@ class Health(App[HealthState]):
             raise ApiError("The health data cannot be empty.")
         names: set[str] = set()
         for item in health_data:
-            if not isinstance(item, dict) or "name" not in item:
+            if not isinstance(item, dict) or not isinstance(item.get("name"), str):
                 raise ApiError("The health data has invalid format.")
             if item["name"] in names:
                 raise ApiError("The health data cannot contain duplicate items.")
