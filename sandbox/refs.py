@@ -22,7 +22,10 @@ the password of the user the call names). Where the walk ends:
 
 `where` keeps only the entries whose fields equal the given values; a value written
 `{name}` is the call's parameter `name` (`where={"customer_id": "{customer_id}"}` keeps
-the accounts of the customer the call names). `extract`, a regular expression, keeps the
+the accounts of the customer the call names), and a value that is itself a `Ref` is met
+by any value that reference stands for (`where={"username": Ref("Accounts", "accounts",
+where={"token": "{token}"})}` keeps the records of the user whose token the call passes).
+`field` and the keys of `where` may be dotted paths into an entry (`at.0`). `extract`, a regular expression, keeps the
 part of each value it matches first (`extract=r"^\d{4}-\d{2}"` turns transaction times
 into the months they fall in); values it does not match are left out.
 """
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
     from .world import World
 
 _TEMPLATE = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+_INTEGER = re.compile(r"-?[0-9]{1,18}")
 _MISSING = object()
 
 
@@ -68,10 +72,14 @@ class Ref:
         return tuple(part for part in self.path.split(".") if part)
 
     def parameters(self) -> frozenset[str]:
-        """The other parameters of the call this reference reads (`{name}` in its path or `where`)."""
+        """The other parameters of the call this reference reads (`{name}` in its path or `where`, at any depth)."""
         names = [_template(part) for part in self.segments]
         names += [_template(value) for value in self.where.values() if isinstance(value, str)]
-        return frozenset(name for name in names if name is not None)
+        found = {name for name in names if name is not None}
+        for value in self.where.values():
+            if isinstance(value, Ref):
+                found |= value.parameters()
+        return frozenset(found)
 
     def values(self, world: World, arguments: Mapping[str, Any] | None = None) -> list[Any]:
         """The values this reference stands for in `world` now, given the call's other `arguments`.
@@ -83,23 +91,31 @@ class Ref:
         if app is None:
             return []
         given = arguments or {}
+        wanted: dict[str, Any] = {}
+        for name, value in self.where.items():
+            if isinstance(value, Ref):
+                wanted[name] = _OneOf(value.values(world, given))
+            else:
+                wanted[name] = _wanted(value, given)
+                if wanted[name] is _MISSING:
+                    return []
         nodes: list[Any] = [app._state]  # the app's state as it is, without taking a private copy
         for part in self.segments:
-            name = _template(part)
-            if name is not None and name not in given:
+            parameter = _template(part)
+            if parameter is not None and parameter not in given:
                 return []
-            key = given[name] if name is not None else part
-            nodes = [child for node in nodes for child in _children(node, key, wildcard=name is None)]
+            key = given[parameter] if parameter is not None else part
+            nodes = [child for node in nodes for child in _children(node, key, wildcard=parameter is None)]
         found: list[Any] = []
         for node in nodes:
-            found.extend(self._ends(node, given))
+            found.extend(self._ends(node, wanted))
         if self.extract is not None:
             pattern = re.compile(self.extract)
             matches = (pattern.search(str(value)) for value in found)
             found = [match.group(0) for match in matches if match is not None]
         return _unique(found)
 
-    def _ends(self, node: Any, given: Mapping[str, Any]) -> Iterator[Any]:
+    def _ends(self, node: Any, wanted: Mapping[str, Any]) -> Iterator[Any]:
         if self.field is None and not self.where:
             yield from _members(node)
             return
@@ -113,14 +129,40 @@ class Ref:
         else:
             return
         for key, entry in entries:
-            if not all(_get(entry, name) == _wanted(value, given) for name, value in self.where.items()):
+            if not all(_matches(_get_path(entry, name), value) for name, value in wanted.items()):
                 continue
             if self.field is None:
                 yield key if keyed else entry
             else:
-                value = _get(entry, self.field)
+                value = _get_path(entry, self.field)
                 if value is not _MISSING:
                     yield value
+
+
+class _OneOf:
+    """A `where` condition met by any of several values (those another reference stands for)."""
+
+    __slots__ = ("options",)
+
+    def __init__(self, options: list[Any]) -> None:
+        self.options = options
+
+
+def _matches(actual: Any, wanted: Any) -> bool:
+    if actual is _MISSING:
+        return False
+    if isinstance(wanted, _OneOf):
+        return any(actual == option for option in wanted.options)
+    return bool(actual == wanted)
+
+
+def _get_path(node: Any, dotted: str) -> Any:
+    """Follow a dotted path of fields, keys and indexes (`at.0`) from `node`."""
+    for part in dotted.split("."):
+        node = _get(node, part)
+        if node is _MISSING:
+            break
+    return node
 
 
 def refs_of(annotation: Any) -> list[Ref]:
@@ -180,8 +222,8 @@ def _get(node: Any, key: Any) -> Any:
             except TypeError:  # an unhashable key cannot be in any dict
                 return _MISSING
         return _MISSING
-    if isinstance(node, (list, tuple)) and isinstance(key, (int, str)) and str(key).lstrip("-").isdigit():
-        index = int(key)
+    index = _number(key)
+    if isinstance(node, (list, tuple)) and index is not None:
         return node[index] if -len(node) <= index < len(node) else _MISSING
     return _MISSING
 
@@ -190,9 +232,18 @@ def _spellings(key: Any) -> list[Any]:
     spellings = [key]
     if not isinstance(key, str):
         spellings.append(str(key))
-    elif key.lstrip("-").isdigit():
-        spellings.append(int(key))
+    elif (number := _number(key)) is not None:
+        spellings.append(number)
     return spellings
+
+
+def _number(key: Any) -> int | None:
+    """An integer key or index, also when written as text ("3", "-1"); None for anything else."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        return key
+    if isinstance(key, str) and _INTEGER.fullmatch(key):
+        return int(key)
+    return None
 
 
 def _members(node: Any) -> list[Any]:

@@ -19,9 +19,7 @@ from sandbox.testing import survey
 from tests.worlds import bundled, docs_example
 
 DOCS = docs_example()
-# API-Bank declares no references yet: its drawn calls are valid but mostly refused.
-WORLDS: list[tuple[str, Callable[[], World]]] = [(entry.name, entry.configured) for entry in bundled()
-                                                 if not entry.name.startswith("apibank")]
+WORLDS: list[tuple[str, Callable[[], World]]] = [(entry.name, entry.configured) for entry in bundled()]
 WORLDS.append(("docs: library", DOCS.library_world))
 
 

@@ -41,6 +41,7 @@ CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length"
 TEXT_SIZE = 12  # longest text drawn when the type sets no length
 LIST_SIZE = 4  # longest list, set or dict drawn when the type sets no length
 SMALL_SPAN = 20  # "small" integers run from the lowest allowed non-negative value this far
+REJECTED = object()  # what `Values.coercer` gives for a value the type does not accept
 EXISTING, ABSENT = 18, 19  # of twenty draws for a referenced value: 18 existing, 1 absent, 1 any
 
 
@@ -82,7 +83,7 @@ class Values:
 
     world: World | None = None
     python: bool = False
-    _adapters: dict[tuple[int, ...], Callable[[Any], bool]] = field(default_factory=dict)
+    _adapters: dict[tuple[int, ...], Callable[[Any], Any]] = field(default_factory=dict)
     # Strategies that read no state are built once per type (keyed by the identity of the
     # annotation and its metadata, which live as long as the tools that declare them).
     _static: dict[tuple[int, ...], st.SearchStrategy[Any]] = field(default_factory=dict)
@@ -92,24 +93,25 @@ class Values:
         """Values of `annotation` (with `metadata`); `bound` holds the call's arguments drawn so far."""
         refs, base, unreferenced, plain_values = self._parts(annotation, metadata, bound or {})
         if refs and self.world is not None:
-            return _referenced(self, refs, plain_values, self.accepts(base, unreferenced), dict(bound or {}))
+            return _referenced(self, refs, plain_values, self.coercer(base, unreferenced), dict(bound or {}))
         return plain_values
 
     def draw(self, draw: st.DrawFn, annotation: Any, metadata: tuple[Any, ...], bound: Mapping[str, Any]) -> Any:
         """Draw one value as `of` would, without building a strategy for a referenced value each time."""
         refs, base, unreferenced, plain_values = self._parts(annotation, metadata, bound)
         if refs and self.world is not None:
-            return self.referenced(draw, refs, plain_values, self.accepts(base, unreferenced), bound)
+            return self.referenced(draw, refs, plain_values, self.coercer(base, unreferenced), bound)
         return draw(plain_values)
 
     def referenced(self, draw: st.DrawFn, refs: tuple[Ref, ...], fallback: st.SearchStrategy[Any],
-                   accepts: Callable[[Any], bool], bound: Mapping[str, Any]) -> Any:
+                   coerce: Callable[[Any], Any], bound: Mapping[str, Any]) -> Any:
         """Mostly a value that exists now at the first of `refs` that holds any; else one certainly
         absent from there; else any value of the type."""
         assert self.world is not None
         existing: list[Any] = []
         for ref in refs:
-            existing = [spelled for v in ref.values(self.world, bound) if accepts(spelled := self.spelled(v))]
+            existing = [value for found in ref.values(self.world, bound)
+                        if (value := coerce(self.spelled(found))) is not REJECTED]
             if existing:
                 break
         roll = draw(st.integers(0, 19))
@@ -137,23 +139,29 @@ class Values:
 
     def accepts(self, annotation: Any, metadata: tuple[Any, ...]) -> Callable[[Any], bool]:
         """A check that a value validates as `annotation` would validate it in this world."""
+        coerce = self.coercer(annotation, metadata)
+        return lambda value: coerce(value) is not REJECTED
+
+    def coercer(self, annotation: Any, metadata: tuple[Any, ...]) -> Callable[[Any], Any]:
+        """Validates a value as `annotation` would in this world: the value it becomes, spelled as
+        this builder spells values (a key "3" read from state for an int parameter becomes 3), or `REJECTED`."""
         key = (id(annotation), *(id(meta) for meta in metadata))
-        check = self._adapters.get(key)
-        if check is None:
+        coerce = self._adapters.get(key)
+        if coerce is None:
             parts = (annotation, *metadata)
             target: Any = typing.Annotated[parts] if metadata else annotation
             adapter: TypeAdapter[Any] = TypeAdapter(target)
             strict = self.python
 
-            def check(value: Any) -> bool:
+            def coerce(value: Any) -> Any:
                 try:
-                    adapter.validate_python(value, strict=strict)
+                    valid = adapter.validate_python(value, strict=strict)
                 except (ValidationError, TypeError, ValueError):
-                    return False
-                return True
+                    return REJECTED
+                return self.spelled(valid)
 
-            self._adapters[key] = check
-        return check
+            self._adapters[key] = coerce
+        return coerce
 
     def spelled(self, value: Any) -> Any:
         """A value read from state, spelled as this builder spells drawn values."""
@@ -253,8 +261,8 @@ _ABSTRACT: Mapping[Any, Any] = types.MappingProxyType({
 
 @st.composite
 def _referenced(draw: st.DrawFn, values: Values, refs: tuple[Ref, ...], fallback: st.SearchStrategy[Any],
-                accepts: Callable[[Any], bool], bound: dict[str, Any]) -> Any:
-    return values.referenced(draw, refs, fallback, accepts, bound)
+                coerce: Callable[[Any], Any], bound: dict[str, Any]) -> Any:
+    return values.referenced(draw, refs, fallback, coerce, bound)
 
 
 # -- scalars -------------------------------------------------------------------------------
@@ -340,7 +348,11 @@ def texts(limits: Mapping[str, Any]) -> st.SearchStrategy[str]:
         if low or high is not None:
             return matching.filter(lambda s: low <= len(s) and (high is None or len(s) <= high))
         return matching
-    return st.text(min_size=low, max_size=high if high is not None else max(low, TEXT_SIZE))
+    most = high if high is not None else max(low, TEXT_SIZE)
+    if low == 0 and most > 0:  # agents rarely send empty text: two draws in three are not
+        filled = st.text(min_size=1, max_size=most)
+        return st.one_of(filled, filled, st.text(max_size=most))
+    return st.text(min_size=low, max_size=most)
 
 
 def json_values() -> st.SearchStrategy[Any]:
