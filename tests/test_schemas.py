@@ -183,11 +183,12 @@ def test_references_leave_every_exported_schema_as_it_was() -> None:
     for entry in bundled():
         for spec in entry.default().tools.values():
             params = spec.args_model.model_fields.values()
-            referenced += any(refs_of(info.annotation) or any(isinstance(m, Ref) for m in info.metadata)
-                              for info in params)
+            if not any(refs_of(info.annotation) or any(isinstance(m, Ref) for m in info.metadata) for info in params):
+                continue  # nothing to take out (ToolBench's tools are built from data, not from signatures)
+            referenced += 1
             bare = _spec_without_refs(spec)
             assert not any(refs_of(info.annotation) or any(isinstance(m, Ref) for m in info.metadata)
                            for info in bare.args_model.model_fields.values())
             for fmt in FORMATS:
                 assert export(bare, fmt) == export(spec, fmt), (entry.name, spec.name, fmt)
-    assert referenced >= 50  # the bundled worlds do declare references
+    assert referenced >= 100  # the bundled worlds do declare references

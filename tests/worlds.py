@@ -29,6 +29,7 @@ from scenarios.apibank.world import apibank_world
 from scenarios.banking import banking_world
 from scenarios.banking.world import CLASSES as BANKING_CLASSES
 from scenarios.todo import todo_world
+from scenarios.toolbench.family import example_world
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "testing.md"
 ONLINE = {"BaseApi": {"wifi": True, "logged_in": True}}
@@ -84,6 +85,7 @@ def bundled() -> list[BundledWorld]:
     worlds.append(BundledWorld("apibank-1/2", apibank_world, apibank_world, "none (no device or session to set up)"))
     level3 = _named(functools.partial(apibank_world, level=3), "apibank_level3")
     worlds.append(BundledWorld("apibank-3", level3, level3, "none (no device or session to set up)"))
+    worlds.append(BundledWorld("toolbench", example_world, example_world, "none (the example task's four tools)"))
     return worlds
 
 
