@@ -7,6 +7,7 @@ kind, or gives one a value of the right kind outside what its type allows.
 
 from __future__ import annotations
 
+import copy
 import decimal
 import enum
 import re
@@ -87,7 +88,7 @@ def _draw_invalid(draw: st.DrawFn, tool: str, problems: tuple[Problem, ...],
         return Invalid(arguments, problem, name, f"{tool} has no parameter {name!r}")
     if problem == "wrong_type":
         key = draw(st.sampled_from(sorted(wrong)))
-        arguments[key] = draw(st.sampled_from(wrong[key]))
+        arguments[key] = copy.deepcopy(draw(st.sampled_from(wrong[key])))  # never hand out the shared samples
         kind = type(arguments[key]).__name__
         return Invalid(arguments, problem, key, f"{key!r} given a {kind}, which its type does not accept")
     key = draw(st.sampled_from(sorted(outside)))
