@@ -117,6 +117,15 @@ class App(Generic[S]):
         """The state as JSON-ready data (what `World.state()` reports for this app)."""
         return self._state.model_dump(mode="json")
 
+    def refused(self, result: Any) -> bool:
+        """Whether a tool's result, though not an error, tells the agent the call was refused.
+
+        Worlds that follow a benchmark faithfully refuse the way it does, with a message
+        such as `{"status": False, ...}` rather than a `ToolError`; they say so here, so
+        that property tests and metrics can tell a refusal from a success.
+        """
+        return False
+
     # -- engine hooks ------------------------------------------------------------------
 
     def _bind(self, world: World) -> None:

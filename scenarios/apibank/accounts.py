@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import string
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from sandbox import App, StateModel
+from sandbox import App, Ref, StateModel
 
 from .base import ApiError, api
+from .references import Token, Username
 
 
 class RecordedDraws(StateModel):
@@ -64,7 +65,8 @@ class Accounts(RandomSource[AccountsState]):
         raise ApiError("The token is invalid.")
 
     @api("GetUserToken", mutates=False)
-    def get_user_token(self, username: str, password: str) -> dict:
+    def get_user_token(self, username: Username,
+                       password: Annotated[str, Ref("Accounts", "accounts.{username}.password")]) -> dict:
         record = self.state.accounts.get(username)
         if record is None:
             raise ApiError("The username does not exist.")
@@ -73,7 +75,7 @@ class Accounts(RandomSource[AccountsState]):
         return {"token": record["token"]}
 
     @api("CheckToken", mutates=False, omit_name=True)
-    def check_token(self, token: str) -> dict:
+    def check_token(self, token: Token) -> dict:
         return {"username": self.username_for(token)}
 
     @api("RegisterUser", omit_name=True)
@@ -88,13 +90,17 @@ class Accounts(RandomSource[AccountsState]):
         return {"token": token}
 
     @api("DeleteAccount", omit_name=True)
-    def delete_account(self, token: str) -> dict:
+    def delete_account(self, token: Token) -> dict:
         username = self.username_for(token)
         del self.state.accounts[username]
         return {"status": "success"}
 
     @api("ModifyPassword")
-    def modify_password(self, token: str, old_password: str, new_password: str) -> dict:
+    def modify_password(
+        self, token: Token,
+        old_password: Annotated[str, Ref("Accounts", "accounts", "password", where={"token": "{token}"})],
+        new_password: str,
+    ) -> dict:
         username = self.username_for(token)
         record = self.state.accounts[username]
         if record.get("password") != old_password:
@@ -103,8 +109,12 @@ class Accounts(RandomSource[AccountsState]):
         return {"status": "success"}
 
     @api("ForgotPassword", echo="given", omit_name=True)
-    def forgot_password(self, status: str, username: str | None = None, email: str | None = None,
-                        verification_code: int | None = None, new_password: str | None = None) -> int | str:
+    def forgot_password(
+        self, status: str, username: Username | None = None,
+        email: Annotated[str, Ref("Accounts", "accounts.{username}.email")] | None = None,
+        verification_code: Annotated[int, Ref("Accounts", "verification_code")] | None = None,
+        new_password: str | None = None,
+    ) -> int | str:
         state = self.state
         if status == "Forgot Password":
             if username is None or email is None:
@@ -142,8 +152,12 @@ class Bank(App[BankState]):
 
     app_name = "BankAccounts"
 
+    def refused(self, result: Any) -> bool:
+        """OpenBankAccount answers a taken account name with "failed" rather than an exception."""
+        return result == "failed"
+
     @api("QueryBalance", mutates=False)
-    def query_balance(self, token: str) -> float:
+    def query_balance(self, token: Token) -> float:
         try:
             username = self.world.app("Accounts").username_for(token)  # type: ignore[attr-defined]
         except ApiError:

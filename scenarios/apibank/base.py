@@ -89,8 +89,9 @@ def _literal(value: Any) -> Any:
     return value
 
 
-LiteralList = Annotated[list[Any], BeforeValidator(_literal)]
-LiteralStrList = Annotated[list[str], BeforeValidator(_literal)]
+FROM_LITERAL = BeforeValidator(_literal)  # a list may also arrive as its Python-literal text
+LiteralList = Annotated[list[Any], FROM_LITERAL]
+LiteralStrList = Annotated[list[str], FROM_LITERAL]
 
 
 def strict_time(value: str, fmt: str = TIME_FORMAT) -> str:

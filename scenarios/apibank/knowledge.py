@@ -15,12 +15,13 @@ import json
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from sandbox import App, StateModel
+from sandbox import App, Ref, StateModel
 
 from .base import ApiError, api, bounded, pad_year
 from .calculator import calculate
+from .references import Email
 from .toolsearch import Bm25Ranker, ToolRanker, search_tools
 
 _WORD = re.compile(r"\w+|[^\w\s]")
@@ -92,7 +93,7 @@ class Knowledge(Recorded[KnowledgeState]):
     app_name = "Knowledge"
 
     @api("QueryHistoryToday", mutates=False)
-    def query_history_today(self, date: str) -> list:
+    def query_history_today(self, date: Annotated[str, Ref("Knowledge", "history")]) -> list:
         text = pad_year(date)
         try:
             key = dt.datetime.strptime(text, "%Y-%m-%d").strftime("%m-%d")
@@ -107,7 +108,7 @@ class Knowledge(Recorded[KnowledgeState]):
                 for e in self.state.history[key]]
 
     @api("Wiki", mutates=False)
-    def wiki(self, keyword: str) -> dict:
+    def wiki(self, keyword: Annotated[str, Ref("Knowledge", "wiki")]) -> dict:
         key = bounded(keyword, "keyword").replace("_", " ").strip().lower()
         entry = self.state.wiki.get(key)
         if entry is None:
@@ -130,7 +131,7 @@ class Knowledge(Recorded[KnowledgeState]):
         return [documents[i] for i in ranking]
 
     @api("ImageCaption", mutates=False)
-    def image_caption(self, url: str) -> str:
+    def image_caption(self, url: Annotated[str, Ref("Knowledge", "images", "url")]) -> str:
         address = url.strip()
         if not address.endswith((".jpg", ".jpeg", ".png")):
             raise ApiError("The url should end with .jpg, .jpeg or .png.")
@@ -140,7 +141,7 @@ class Knowledge(Recorded[KnowledgeState]):
         raise ApiError("The image of this url failed to be processed.")
 
     @api("SpeechRecognition", mutates=False)
-    def speech_recognition(self, url: str) -> str:
+    def speech_recognition(self, url: Annotated[str, Ref("Knowledge", "speech")]) -> str:
         address = url.strip()
         if not address.endswith(".wav"):
             raise ApiError("The url should end with .wav.")
@@ -149,7 +150,7 @@ class Knowledge(Recorded[KnowledgeState]):
         return self.state.speech[address]
 
     @api("DocumentQA", mutates=False)
-    def document_qa(self, url: str, question: str) -> str:
+    def document_qa(self, url: Annotated[str, Ref("Knowledge", "documents")], question: str) -> str:
         address, asked = url.strip(), question.strip()
         if not asked:
             raise ApiError("The question is empty.")
@@ -200,7 +201,7 @@ class Utilities(Recorded[StateModel]):
         return f"music://{name}"
 
     @api("SendEmail", mutates=False)
-    def send_email(self, receiver: str, subject: str, content: str) -> str:
+    def send_email(self, receiver: Email, subject: str, content: str) -> str:
         if not _EMAIL.match(receiver.strip()):
             raise ApiError("Email address of the receiver is invalid.")
         if not subject.strip():
