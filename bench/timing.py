@@ -27,3 +27,10 @@ def per_op_us(
         gc.enable()
     samples.sort()
     return statistics.median(samples), samples[int(len(samples) * 0.9)]
+
+
+def p50_p90(samples: list[float]) -> tuple[float, float]:
+    """Median and p90 of individually timed operations (ones slow enough, like a network round
+    trip, to time one at a time)."""
+    ordered = sorted(samples)
+    return statistics.median(ordered), ordered[int(len(ordered) * 0.9)]

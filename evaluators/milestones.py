@@ -130,7 +130,7 @@ def evaluate_process(
             best["total"], best["assignment"] = total, dict(assignment)
             return
         milestone = by_id[order[position]]
-        earliest = max((assignment[p] for p in milestone.after if assignment.get(p) is not None), default=-1)
+        earliest = max((index for p in milestone.after if (index := assignment.get(p)) is not None), default=-1)
         if any(assignment.get(p) is None for p in milestone.after):
             earliest = len(log)  # a prerequisite never happened: nothing can follow it
         options = sorted(((s, i) for i, s in enumerate(similarities[milestone.id]) if s > 0 and i > earliest

@@ -1,18 +1,18 @@
 """Scoring a model's result files for a benchmark, through one entry point per family.
 
-Convention: the evaluator of family `name` is the module (or package) `evaluators.<name>`,
-and it exposes `score_results(request) -> ScoreTable`. `toolworlds score NAME` finds it
-here, so adding a benchmark's scorer touches only its own evaluator module.
+Convention (`conventions.py`): the evaluator of family `name` is the module (or package)
+`evaluators.<name>`, and it exposes `score_results(request) -> ScoreTable`. `toolworlds
+score NAME` finds it here, so adding a benchmark's scorer touches only its own evaluator module.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .conventions import evaluator_modules, family_function
 
 
 @dataclass(frozen=True)
@@ -41,21 +41,8 @@ ResultsScorer = Callable[[ResultsRequest], ScoreTable]
 
 def results_scorer(family: str) -> ResultsScorer:
     """The `score_results` of `evaluators.<family>`; `LookupError` naming those that exist."""
-    scorer = _scorer_of(family)
+    scorer: ResultsScorer | None = family_function(family, "score_results")
     if scorer is None:
-        available = [name for name in _evaluator_modules() if _scorer_of(name) is not None]
+        available = [name for name in evaluator_modules() if family_function(name, "score_results") is not None]
         raise LookupError(f"no scorer for {family!r} result files; available: {', '.join(available)}")
-    return scorer
-
-
-def _evaluator_modules() -> list[str]:
-    package = importlib.import_module(__package__ or "evaluators")
-    return sorted(info.name for info in pkgutil.iter_modules(package.__path__))
-
-
-def _scorer_of(name: str) -> ResultsScorer | None:
-    if not name.isidentifier() or name not in _evaluator_modules():
-        return None
-    module = importlib.import_module(f"{__package__}.{name}")
-    scorer: ResultsScorer | None = getattr(module, "score_results", None)
     return scorer

@@ -20,6 +20,7 @@ from .calllog import CallError, CallLog, CallRecord
 from .clock import SimClock
 from .errors import ParseError, ReadOnlyViolation, ToolError
 from .parsing import Call, ParsedMessage, parse_calls, parse_message, render_calls
+from .refs import Ref
 from .rng import WorldRandom
 from .schemas import FORMATS, export
 from .state import StateModel, TrackedDict, TrackedList, TrackedSet
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "App", "Call", "CallError", "CallLog", "CallRecord", "FORMATS", "FieldDifference",
-    "Lifecycle", "ParseError", "ParsedMessage", "ReadOnlyViolation", "SimClock", "Snapshot",
+    "Lifecycle", "ParseError", "ParsedMessage", "ReadOnlyViolation", "Ref", "SimClock", "Snapshot",
     "StateComparison", "StateDiff", "StateModel", "ToolError", "ToolSpec", "TrackedDict", "TrackedList",
     "TrackedSet", "Transition", "World", "WorldRandom", "export", "parse_calls",
     "compare_states", "parse_message", "render_calls", "tool",

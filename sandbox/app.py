@@ -4,6 +4,10 @@ An app is a class with a typed state model and `@tool` methods; nothing else is 
 to agents. Its state object may be shared with forks and snapshots of its world; the
 app takes a private copy the first time it might write (copy-on-write), so forking is
 cheap and forks never influence each other.
+
+Everything that can change lives in the state model, because only the state model is
+journaled, snapshotted and forked. An app may keep fixed data in attributes set in its
+constructor; once it has joined a world, setting an attribute is refused.
 """
 
 from __future__ import annotations
@@ -13,13 +17,19 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from .journal import active_journal
-from .state import StateModel, clone
+from .state import WITH_INTERNAL, StateModel, clone
 from .tools import ToolSpec, tool_spec_of
 
 if TYPE_CHECKING:
     from .world import World
 
 S = TypeVar("S", bound=StateModel)
+
+# The engine's own bookkeeping, the only attributes that change once an app is in a world.
+# The engine writes them with `_set`, past the guard in `App.__setattr__`: snapshots, restores
+# and forks write them for every app, and a Python-level `__setattr__` would double their cost.
+_ENGINE_ATTRIBUTES = frozenset({"_shared", "_state", "_world"})
+_set = object.__setattr__
 
 
 class App(Generic[S]):
@@ -83,8 +93,8 @@ class App(Generic[S]):
         if self._shared:
             journal = active_journal()
             if journal is None or not journal.read_only:
-                self._state = clone(self._state)
-                self._shared = False
+                _set(self, "_state", clone(self._state))
+                _set(self, "_shared", False)
         return self._state
 
     @property
@@ -98,41 +108,65 @@ class App(Generic[S]):
 
         Worlds whose benchmark has its own loading rules override this.
         """
-        current = self._state.model_dump()
+        current = self._state.model_dump(context=WITH_INTERNAL)
         current.update(config)
-        self._state = type(self._state).model_validate(current)  # type: ignore[assignment]
-        self._shared = False
+        _set(self, "_state", type(self._state).model_validate(current))
+        _set(self, "_shared", False)
 
     def dump(self) -> dict[str, Any]:
         """The state as JSON-ready data (what `World.state()` reports for this app)."""
         return self._state.model_dump(mode="json")
+
+    def refused(self, result: Any) -> bool:
+        """Whether a tool's result, though not an error, tells the agent the call was refused.
+
+        Worlds that follow a benchmark faithfully refuse the way it does, with a message
+        such as `{"status": False, ...}` rather than a `ToolError`; they say so here, so
+        that property tests and metrics can tell a refusal from a success.
+        """
+        return False
 
     # -- engine hooks ------------------------------------------------------------------
 
     def _bind(self, world: World) -> None:
         if self._world is not None and self._world is not world:
             raise ValueError(f"app {self.name!r} already belongs to another world")
-        self._world = world
+        _set(self, "_world", world)
 
     def _share(self) -> S:
         """Hand out the state object for a snapshot or fork; later writes copy first."""
-        self._shared = True
+        _set(self, "_shared", True)
         return self._state
 
     def _adopt(self, state: S) -> None:
-        self._state = state
-        self._shared = True
+        _set(self, "_state", state)
+        _set(self, "_shared", True)
 
     def _fork(self, world: World) -> App[S]:
         new = object.__new__(type(self))
-        new._state = self._share()
-        new._shared = True
-        new._world = world
-        new.name = self.name
+        _set(new, "name", self.name)
         extra = getattr(self, "__dict__", None)
         if extra:
-            new.__dict__.update(extra)
+            new.__dict__.update(extra)  # fixed data set by the constructor, shared
+        _set(new, "_state", self._share())
+        _set(new, "_shared", True)
+        _set(new, "_world", world)
         return new
+
+    def __setattr__(self, attribute: str, value: Any) -> None:
+        if attribute not in _ENGINE_ATTRIBUTES and getattr(self, "_world", None) is not None:
+            raise AttributeError(self._refusal(attribute, "set"))
+        object.__setattr__(self, attribute, value)
+
+    def __delattr__(self, attribute: str) -> None:
+        if attribute not in _ENGINE_ATTRIBUTES and getattr(self, "_world", None) is not None:
+            raise AttributeError(self._refusal(attribute, "delete"))
+        object.__delattr__(self, attribute)
+
+    def _refusal(self, attribute: str, verb: str) -> str:
+        return (f"cannot {verb} attribute {attribute!r} of app {self.name!r}: it has joined a world. State belongs "
+                f"in the state model ({type(self).state_model.__name__}), where calls journal it and snapshots, "
+                f"forks and restores carry it; fixed data belongs in the constructor")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} app {self.name!r}>"

@@ -328,6 +328,7 @@ class Generator:
 
     def _hostile(self) -> Operation:
         rnd = self.rnd
+        name: Any
         name, arguments, schema = self._spec_and_valid()
         shape = rnd.randrange(8)
         if shape == 0:  # a hostile value for a real parameter, or for a new one

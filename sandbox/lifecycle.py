@@ -59,7 +59,7 @@ class Lifecycle:
                 if name != "*" and name not in known:
                     raise ValueError(f"{entity} transition {trigger!r} names unknown state {name!r}")
             specs.append({"trigger": trigger, "source": source, "dest": dest})
-        self._definition = {"states": list(self.states), "transitions": specs, "initial": initial,
+        self._definition: dict[str, Any] = {"states": list(self.states), "transitions": specs, "initial": initial,
                             "auto_transitions": False}
         machine = Machine(model=None, **self._definition)
         table: dict[tuple[str, str], str] = {}
@@ -67,8 +67,9 @@ class Lifecycle:
         for trigger, event in machine.events.items():
             for source, moves in event.transitions.items():
                 for move in moves:
-                    table[(trigger, source)] = move.dest
-                    edges.append(Transition(trigger, source, move.dest))
+                    dest = source if move.dest is None else move.dest  # None: an internal transition
+                    table[(trigger, source)] = dest
+                    edges.append(Transition(trigger, source, dest))
         self._table = table
         self.transitions: tuple[Transition, ...] = tuple(edges)
         self.triggers: tuple[str, ...] = tuple(dict.fromkeys(t.trigger for t in edges))

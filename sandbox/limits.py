@@ -15,13 +15,17 @@ interpreter's recursion limit, so a 10,000-level nesting is refused, never follo
 
 from __future__ import annotations
 
+import datetime as _dt
+import decimal
+import enum
+import uuid
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import Any
 
 from pydantic import BaseModel
 
-from .state import TrackedDict, TrackedList
+from .state import TrackedDict, TrackedList, TrackedSet, plain
 
 # The deepest `max_depth` a world may ask for: walks recurse once per level.
 DEPTH_CEILING = 200
@@ -186,7 +190,11 @@ def redacted_copy(value: Any, limits: InputLimits = DEFAULT_LIMITS) -> Any:
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _LISTS = frozenset({list, tuple, TrackedList})
 _DICTS = frozenset({dict, TrackedDict})
+_SETS = frozenset({set, frozenset, TrackedSet})
 _KEYS = frozenset({str, int, float, bool})
+# Values a Python caller (not a model: JSON has none of them) may pass for typed parameters;
+# each is immutable, bounded in size and prints safely, so the log keeps its JSON form.
+_NATIVE = (_dt.date, _dt.time, _dt.timedelta)
 
 
 class _Walk:
@@ -227,9 +235,42 @@ class _Walk:
                                    self.limits.max_depth)
             if kind in _DICTS:
                 return self.mapping(value, depth + 1, path)
-            # Never more items than the budget has room for (plus the one that is refused).
-            room = islice(value, max(0, self.limits.max_items - self.items) + 1)
-            return [self.value(item, depth + 1, f"{path}[{index}]") for index, item in enumerate(room)]
+            return self.sequence(value, depth + 1, path)
+        return self.native(value, depth, path)
+
+    def sequence(self, value: Any, depth: int, path: str) -> list[Any]:
+        # Never more items than the budget has room for (plus the one that is refused).
+        room = islice(value, max(0, self.limits.max_items - self.items) + 1)
+        return [self.value(item, depth, f"{path}[{index}]") for index, item in enumerate(room)]
+
+    def native(self, value: Any, depth: int, path: str) -> Any:
+        """Typed Python values a library caller may pass; anything else is refused as not data."""
+        kind = type(value)
+        if isinstance(value, _NATIVE):
+            return plain(value)
+        if isinstance(value, uuid.UUID):
+            return str(value)
+        if isinstance(value, enum.Enum):
+            return self.value(value.value, depth, path)
+        if isinstance(value, decimal.Decimal):
+            digits = len(value.as_tuple().digits)
+            if value.is_finite() and digits <= self.limits.max_int_digits \
+                    and abs(value.adjusted()) <= self.limits.max_int_digits:
+                return str(value)
+            return self.refuse("max_int_digits", f"a decimal number of {digits} digits or exponent "
+                               f"{value.adjusted()} (at most {self.limits.max_int_digits})", path,
+                               self.limits.max_int_digits)
+        if kind in _SETS or isinstance(value, BaseModel):
+            if depth >= self.limits.max_depth:
+                return self.refuse("max_depth", f"nested more than {self.limits.max_depth} levels deep", path,
+                                   self.limits.max_depth)
+            if kind in _SETS:
+                items = self.sequence(value, depth + 1, path)
+                try:
+                    return sorted(items)
+                except TypeError:
+                    return items
+            return self.mapping(value.model_dump(mode="json"), depth + 1, path)
         return self.refuse("json_data", f"a value of type {type_name(value)}; arguments must be JSON data "
                            "(strings, numbers, booleans, null, lists, objects)", path)
 

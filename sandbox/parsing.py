@@ -321,7 +321,8 @@ def _literal(node: ast.expr, depth: int, name: str, limits: InputLimits) -> Any:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         operand = node.operand
         if isinstance(operand, ast.Constant) and type(operand.value) in (int, float):
-            return -operand.value if isinstance(node.op, ast.USub) else operand.value
+            number: int | float = operand.value  # type: ignore[assignment]  # narrowed by the type check
+            return -number if isinstance(node.op, ast.USub) else number
         raise ParseError(f"{name}(): a sign may only precede a number")
     if isinstance(node, (ast.List, ast.Tuple, ast.Dict)) and depth >= limits.max_depth:
         raise _too_deep(name, limits)

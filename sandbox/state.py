@@ -20,7 +20,7 @@ import types
 import typing
 from typing import Any, ClassVar, SupportsIndex
 
-from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
 from .journal import active_journal
 
@@ -85,11 +85,11 @@ class TrackedList(list):
         _note_container(self)
         list.__delitem__(self, index)
 
-    def __iadd__(self, values: Any) -> TrackedList:  # type: ignore[override]
+    def __iadd__(self, values: Any) -> TrackedList:  # type: ignore[misc]
         self.extend(values)
         return self
 
-    def __imul__(self, count: SupportsIndex) -> TrackedList:  # type: ignore[override]
+    def __imul__(self, count: SupportsIndex) -> TrackedList:
         _note_container(self)
         list.__imul__(self, count)
         return self
@@ -138,7 +138,7 @@ class TrackedDict(dict):
         dict.__setitem__(self, key, value)
         return value
 
-    def __ior__(self, other: Any) -> TrackedDict:  # type: ignore[override]
+    def __ior__(self, other: Any) -> TrackedDict:  # type: ignore[misc]
         self.update(other)
         return self
 
@@ -187,19 +187,19 @@ class TrackedSet(set):
         _note_container(self)
         set.symmetric_difference_update(self, other)
 
-    def __ior__(self, other: Any) -> TrackedSet:  # type: ignore[override]
+    def __ior__(self, other: Any) -> TrackedSet:  # type: ignore[misc]
         self.update(other)
         return self
 
-    def __iand__(self, other: Any) -> TrackedSet:  # type: ignore[override]
+    def __iand__(self, other: Any) -> TrackedSet:  # type: ignore[misc]
         self.intersection_update(other)
         return self
 
-    def __isub__(self, other: Any) -> TrackedSet:  # type: ignore[override]
+    def __isub__(self, other: Any) -> TrackedSet:  # type: ignore[misc]
         self.difference_update(other)
         return self
 
-    def __ixor__(self, other: Any) -> TrackedSet:  # type: ignore[override]
+    def __ixor__(self, other: Any) -> TrackedSet:  # type: ignore[misc]
         self.symmetric_difference_update(other)
         return self
 
@@ -248,6 +248,13 @@ class StateModel(BaseModel):
     # key (ACEBench's sent messages have no `time`); a typed field that is None would
     # otherwise dump as `null` and break comparisons with ground truths recorded without it.
     omit_if_none: ClassVar[frozenset[str]] = frozenset()
+    # Fields that are state (calls journal them; snapshots, forks and restores carry them)
+    # but not facts of the world: left out of dumps, so `World.state()`, diffs and end-state
+    # comparisons never see them. For what a harness feeds a world to steer how it behaves,
+    # like the recorded random values a replay queues: the world's random source is not in
+    # its dumps either, and two worlds that differ only in such input are in the same state.
+    # `model_dump(context=WITH_INTERNAL)` keeps them (what `App.load` needs).
+    internal_fields: ClassVar[frozenset[str]] = frozenset()
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -259,9 +266,10 @@ class StateModel(BaseModel):
         cls._set_fields = tuple(name for name, info in cls.model_fields.items() if _is_set(info.annotation))
 
     @model_serializer(mode="wrap")
-    def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _serialize(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
         """Dumps are the same bytes in every process: sets are sorted (their iteration order
-        follows per-process string hashing), and `omit_if_none` fields are left out while None."""
+        follows per-process string hashing), and `omit_if_none` fields are left out while None.
+        `internal_fields` are left out unless the context asks for them."""
         data = handler(self)
         if isinstance(data, dict):
             for name in self._set_fields:
@@ -271,6 +279,9 @@ class StateModel(BaseModel):
             for name in self.omit_if_none:
                 if name in data and data[name] is None:
                     del data[name]
+            if self.internal_fields and info.context != WITH_INTERNAL:
+                for name in self.internal_fields:
+                    data.pop(name, None)
         return data
 
     def model_post_init(self, context: Any, /) -> None:
@@ -295,6 +306,9 @@ class StateModel(BaseModel):
 
 
 _PLAIN_CONTAINERS = frozenset({list, dict, set, tuple})
+
+WITH_INTERNAL: typing.Final = "with internal fields"
+"""The `model_dump` context that keeps `internal_fields` (a string, so the context is immutable)."""
 
 
 def _alternatives(annotation: Any) -> tuple[Any, ...] | None:

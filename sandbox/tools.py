@@ -111,7 +111,7 @@ def build_spec(
         default = ... if param.default is inspect.Parameter.empty else param.default
         info = _field_info(annotation, default, param_docs.get(param.name))
         fields[param.name] = (annotation, info)
-    args_model = create_model(  # type: ignore[call-overload]
+    args_model = create_model(
         f"{tool_name}_arguments",
         __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
         **fields,

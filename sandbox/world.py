@@ -16,6 +16,7 @@ from typing import Any, TypeVar, overload
 
 from pydantic import ValidationError
 
+from . import chat
 from .app import App
 from .calllog import CallError, CallLog, CallRecord
 from .clock import DEFAULT_START, SimClock
@@ -261,6 +262,14 @@ class World:
         if not all(type(call) is Call for call in calls):
             raise ParseError("every call of a message must be a Call(name, arguments)")
         return calls
+
+    def run_openai(self, tool_calls: Any) -> list[dict[str, Any]]:
+        """Run OpenAI `tool_calls` (SDK objects or dicts); the `{"role": "tool", ...}` message for each."""
+        return chat.run_openai(self, tool_calls)
+
+    def run_anthropic(self, content: Any) -> list[dict[str, Any]]:
+        """Run the `tool_use` blocks of Anthropic message content; the `tool_result` block for each."""
+        return chat.run_anthropic(self, content)
 
     # -- time travel -------------------------------------------------------------------
 

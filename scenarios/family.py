@@ -38,17 +38,24 @@ class TaskQuery:
     """Which tasks a run asks a family for. Every family applies the filters it can answer.
 
     `categories` and `task_ids` match exactly; `limit` keeps at most that many tasks,
-    taken evenly across categories. `difficulty` and `tags` are for families whose tasks
-    carry them (ToolBench).
+    taken evenly across categories. `difficulties` and `tags` are for families whose tasks
+    carry them (ToolBench); a family names those it applies in `WorldFamily.filters`.
+    A family may give the common filters its benchmark's own meaning (ToolBench matches
+    categories as substrings and takes the first `limit` tasks, as mcpbr does).
     """
 
     lang: str = "en"
     data: Path | None = None
     categories: tuple[str, ...] = ()
     task_ids: tuple[str, ...] = ()
-    difficulty: str | None = None
+    difficulties: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     limit: int | None = None
+
+    def unanswered(self, answered: Sequence[str]) -> list[str]:
+        """The optional filters this query uses that a family answering only `answered` cannot."""
+        used = {"difficulties": bool(self.difficulties), "tags": bool(self.tags)}
+        return [name for name, on in used.items() if on and name not in answered]
 
 
 @dataclass
@@ -69,7 +76,7 @@ class ReplayReport:
 
     title: str
     columns: tuple[str, ...]
-    rows: list[tuple[str, ...]]
+    rows: Sequence[tuple[str, ...]]
     ok: list[bool]
     summary: str
     findings: list[str] = field(default_factory=list)
@@ -95,6 +102,8 @@ class WorldFamily:
             the datasets folder); None when there is none on this machine.
         load_tasks: Reads tasks for a query, or None when the family has no runnable tasks.
         replay: Replays gold paths from a data folder, or None.
+        filters: The optional `TaskQuery` filters its tasks can answer ("difficulties",
+            "tags"); a query using another is refused rather than silently ignored.
     """
 
     name: str
@@ -105,6 +114,7 @@ class WorldFamily:
     find_data: Callable[[], Path | None] | None = None
     load_tasks: Callable[[TaskQuery], TaskLoad] | None = None
     replay: Replayer | None = None
+    filters: tuple[str, ...] = ()
 
     def data_source(self, given: Path | None) -> Path:
         """The folder or file to read tasks from; raises `LookupError` saying what to pass."""
@@ -120,6 +130,9 @@ class WorldFamily:
             raise LookupError(f"{self.name} has no runnable tasks")
         if query.lang not in self.languages:
             raise LookupError(f"{self.name} has no {query.lang!r} tasks; languages: {', '.join(self.languages)}")
+        unanswered = query.unanswered(self.filters)
+        if unanswered:
+            raise LookupError(f"{self.name} tasks carry no {' or '.join(unanswered)} to filter on")
         return self.load_tasks(query)
 
 

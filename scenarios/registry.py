@@ -17,6 +17,7 @@ FAMILIES: Mapping[str, str] = MappingProxyType({
     "acebench": "scenarios.acebench.family:FAMILY",
     "banking": "scenarios.banking.family:FAMILY",
     "apibank": "scenarios.apibank.family:FAMILY",
+    "toolbench": "scenarios.toolbench.family:FAMILY",
 })
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from scenarios.apibank import apibank_world
+from scenarios.apibank import Cassette, apibank_world
+from scenarios.apibank.accounts import Accounts
+from scenarios.apibank.base import ApiError
+from scenarios.apibank.calculator import calculate
 from scenarios.apibank.checks import CHECKS, check_call
-from scenarios.apibank.knowledge import calculate
+from scenarios.apibank.knowledge import _EMAIL as EMAIL
+from scenarios.apibank.knowledge import Knowledge
 from scenarios.apibank.replay import envelope
+from scenarios.apibank.services import Hospital
 from scenarios.datasets import dataset_dir
 from toolworlds.cli import app
 
@@ -247,3 +253,128 @@ def test_level3_apis_with_their_fixes() -> None:
     assert call(world, "ToolSearcher", keywords="salary of an occupation")["output"]["name"] == "GetOccupationSalary"
     assert call(world, "Geocoding", address="paris")["exception"] == "'paris'"
     assert {r.tool for r in world.log} == set(world.tools)
+
+
+def test_queued_recorded_ids_are_state() -> None:
+    world = apibank_world()
+    hospital = world.app(Hospital)
+    snapshot = world.snapshot()
+    hospital.queue("11111111")
+    world.restore(snapshot)
+    registration = {"patient_name": "Zed", "date": "2023-05-01", "doctor_name": "Dr X"}
+    first = call(world, "AppointmentRegistration", **registration)["output"]
+    assert first != "11111111"  # the restore took the queued id back out
+    before = world.state()
+    hospital.queue("22222222")
+    assert world.state() == before  # a queue is the harness's input, not a fact of the world
+    fork = world.fork()
+    failed = call(world, "AppointmentRegistration", **registration)  # already registered that day: nothing taken
+    assert failed["exception"] == "This appointment has already been registered."
+    assert call(world, "AppointmentRegistration", **{**registration, "date": "2023-05-02"})["output"] == "22222222"
+    assert call(fork, "AppointmentRegistration", **{**registration, "date": "2023-05-03"})["output"] == "22222222"
+    accounts = world.app(Accounts)
+    accounts.queue("recorded-token")
+    assert call(world, "RegisterUser", username="zed", password="p", email="z@example.org")["output"] == {
+        "token": "recorded-token"}
+
+
+def test_the_cassette_is_fixed_for_the_apps_life() -> None:
+    cassette = Cassette({Cassette.key("Dictionary", {"keyword": "tide"}): (["the sea's rise"], None)})
+    world = apibank_world(cassette=cassette)
+    assert call(world, "Dictionary", keyword="tide")["output"] == ["the sea's rise"]
+    assert call(world.fork(), "Dictionary", keyword="tide")["output"] == ["the sea's rise"]
+    with pytest.raises(AttributeError, match="'cassette'"):
+        world.app(Knowledge).cassette = Cassette()
+
+
+def test_calculator_nesting_costs_no_stack() -> None:
+    world = apibank_world()  # formulas a world accepts (under 10,000 characters)...
+    assert call(world, "Calculator", formula="(" * 4000 + "1" + ")" * 4000)["exception"] == "invalid formula"
+    assert call(world, "Calculator", formula="(" * 4000 + "1+1" + ")" * 4000)["output"] == 2.0
+    assert call(world, "Calculator", formula="-" * 5001 + "1*2")["output"] == -2.0
+    # ... and longer ones, for a caller that allows them
+    assert calculate("(" * 100_000 + "2*3" + ")" * 100_000) == 6.0 and calculate("1+" * 50_000 + "1") == 50_001.0
+
+
+def _render(tree: Any) -> tuple[str, float | None]:
+    """A formula and its value (None when it divides by zero), from a tree of tuples."""
+    if isinstance(tree, int):
+        return str(tree), float(tree)
+    if tree[0] in ("neg", "paren"):
+        text, value = _render(tree[1])
+        if tree[0] == "paren":
+            return f"({text})", value
+        return f"-({text})", None if value is None else -value
+    operator, left, right = tree
+    (ltext, lvalue), (rtext, rvalue) = _render(left), _render(right)
+    text = f"({ltext}){operator}({rtext})"
+    if lvalue is None or rvalue is None or (operator == "/" and rvalue == 0):
+        return text, None
+    if operator in "+-":
+        return text, lvalue + rvalue if operator == "+" else lvalue - rvalue
+    return text, lvalue * rvalue if operator == "*" else lvalue / rvalue
+
+
+formulas = st.recursive(st.integers(0, 99), lambda inner: st.tuples(st.sampled_from("+-*/"), inner, inner)
+                        | st.tuples(st.just("neg"), inner) | st.tuples(st.just("paren"), inner), max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(formulas)
+def test_calculator_agrees_with_the_formula_tree(tree: Any) -> None:
+    text, value = _render(("+", tree, 0))  # at least one operator, as the validation requires
+    if value is None:
+        with pytest.raises(ApiError, match="float division by zero"):
+            calculate(text)
+    else:
+        assert calculate(text) == pytest.approx(value, nan_ok=True)
+
+
+def test_movie_preferences_that_are_not_genre_names_are_refused() -> None:
+    world = apibank_world(level=3)
+    for preferences in ([{"genre": "Action"}], [["Action"]], ["Action", 5]):
+        assert call(world, "MovieRecommendations", preferences=preferences)["exception"] == (
+            "Each preference must be a genre name (a string).")
+
+
+def test_ids_too_long_to_write_out_are_refused() -> None:
+    world = apibank_world(level=3)
+    huge = 10**5000  # more digits than Python will write out
+    for name, arguments in (("LikeCount", {"post_id": huge}), ("UserPosts", {"user_id": huge})):
+        error = world.call(name, arguments).error  # refused by the tool, or earlier by an engine limit
+        assert error is not None and error.type != "internal_error" and "digits" in error.message
+    assert call(world, "LikeCount", post_id=10**30)["exception"] == f"Post with ID {10**30} does not exist."
+
+
+def test_health_data_names_must_be_text() -> None:
+    world = apibank_world()
+    for name in ({"a": 1}, ["heart_rate"], 5):
+        assert call(world, "RecordHealthData", user_id="P1", time="2023-03-31 09:00:00",
+                    health_data=[{"name": name, "value": 2}])["exception"] == "The health data has invalid format."
+
+
+def test_password_reset_of_an_account_deleted_in_between() -> None:
+    world = apibank_world()
+    token = call(world, "GetUserToken", username="bob", password="builder42")["output"]["token"]
+    assert call(world, "ForgotPassword", status="Forgot Password", username="bob",
+                email="bob@example.org")["output"] == 970420
+    assert call(world, "DeleteAccount", token=token)["output"] == {"status": "success"}
+    before = world.state()
+    result = call(world, "ForgotPassword", status="Verification Code", verification_code=970420, new_password="x")
+    assert result["exception"] == "The username does not exist." and world.state() == before
+
+
+REFERENCE_EMAIL = re.compile(r"^[a-z0-9]+[._]?[a-z0-9]+@\w+[.]\w{2,3}$")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="aA9._@xé\n", max_size=14))
+def test_send_email_accepts_the_addresses_the_reference_accepts(address: str) -> None:
+    assert bool(EMAIL.match(address)) == bool(REFERENCE_EMAIL.match(address))
+
+
+def test_send_email_checks_a_long_address_in_linear_time() -> None:
+    # The reference's pattern backtracks in quadratic time: minutes on this address.
+    assert EMAIL.match("a" * 200_000) is None
+    result = call(apibank_world(), "SendEmail", receiver="a" * 9_000, subject="s", content="c")
+    assert result["exception"] == "Email address of the receiver is invalid."

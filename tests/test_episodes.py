@@ -11,11 +11,10 @@ import pytest
 
 from sandbox.parsing import Call
 from scenarios.banking.family import load_tasks
+from tests.fake_chat import chat_endpoint
 from toolworlds.agents import NoisyAgent, OracleAgent, Turn
 from toolworlds.episodes import arun_episode, run_episode
 from toolworlds.llm import ChatClient, LLMAgent, LLMUser
-
-from .fake_endpoint import Reply, say, serve, tool_call
 
 TASKS = {task.id: task for task in load_tasks()}
 STEP = TASKS["banking_multi_step_4"]  # move 5000 from A002 to A001
@@ -85,21 +84,24 @@ def test_async_agent() -> None:
     assert STEP.end_state(world) == STEP.ground_truth and episode.finished
 
 
-def fake_chat(body: dict[str, Any]) -> Reply:
-    """An OpenAI-compatible chat endpoint: deposits once, then answers; as a user, ends politely."""
+def banking_model(body: dict[str, Any]) -> dict[str, Any]:
+    """The fake model: deposits once, then answers; as a user, ends politely."""
     system = body["messages"][0]["content"]
     if "You play a user" in system:
-        return say("finish conversation" if len(body["messages"]) > 2 else "Please deposit 10 into A001 for C001.")
+        return {"role": "assistant", "content":
+                "finish conversation" if len(body["messages"]) > 2 else "Please deposit 10 into A001 for C001."}
     if not any("execution result" in m["content"] for m in body["messages"]):
         assert body["tools"] and body["tools"][0]["type"] == "function"
         assert all(t["function"]["parameters"]["type"] == "object" for t in body["tools"])
-        return tool_call("deposit", json.dumps({"customer_id": "C001", "account_id": "A001", "amount": 10}))
-    return say("Done: 10 deposited.")
+        arguments = json.dumps({"customer_id": "C001", "account_id": "A001", "amount": 10})
+        return {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "deposit", "arguments": arguments}}]}
+    return {"role": "assistant", "content": "Done: 10 deposited."}
 
 
 @pytest.fixture
 def fake_endpoint() -> Iterator[str]:
-    with serve(fake_chat) as url:
+    with chat_endpoint(banking_model) as url:
         yield url
 
 

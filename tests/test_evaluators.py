@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 from typer.testing import CliRunner
 
 from evaluators.acebench import (
@@ -24,7 +25,9 @@ from evaluators.acebench import (
 )
 from evaluators.process import acebench_process
 from evaluators.toolbench import score_sequence
+from sandbox import App, Call, StateModel, export, render_calls, tool
 from sandbox.comparison import compare_states
+from sandbox.testing import arguments as drawn_arguments
 from scenarios.datasets import dataset_dir
 from toolworlds.cli import app
 
@@ -265,8 +268,61 @@ def test_overall_uses_the_reference_weights() -> None:
     assert summarize({})["overall"] == 0.0  # missing categories count as 0
 
 
+class Prefs(BaseModel):
+    stops: list[Any] = []
+    pace: str = ""
+    level: int = 0
+
+
+NO_PREFS = Prefs()
+
+
+class Trips(App[StateModel]):
+    """The Python twin of TOOL, so the property-testing kit can draw its calls."""
+
+    @tool(mutates=False)
+    def plan_trip(self, city: str, days: int = 1, budget: float = 0.0, vegan: bool = False,
+                  tags: list[str] = [], extras: list[Any] = [], prefs: Prefs = NO_PREFS) -> str:  # noqa: B006
+        """Plan a trip.
+
+        Args:
+            city: Where to.
+            days: How long.
+            budget: How much.
+            vegan: Vegan food only.
+            tags: Labels.
+            extras: Anything else.
+            prefs: Preferences.
+        """
+        return city
+
+
+PLAN_TRIP = Trips().tool_specs["plan_trip"]
+# Calls of TOOL as a model would write them: well-formed, with arguments of the declared types.
+plan_trip_calls = drawn_arguments(PLAN_TRIP).map(lambda args: [Call("plan_trip", args)])
+
+
+def test_the_python_twin_exports_as_tool() -> None:
+    exported = export(PLAN_TRIP, "jsonschema")["parameters"]
+    assert exported["required"] == TOOL["parameters"]["required"]
+    assert {k: v["type"] for k, v in exported["properties"].items()} == {
+        k: v["type"] for k, v in TOOL["parameters"]["properties"].items()}
+
+
+@settings(max_examples=150, deadline=None)
+@given(plan_trip_calls, st.booleans())
+def test_a_perfect_answer_drawn_by_the_kit_is_valid(drawn: list[Call], as_json: bool) -> None:
+    output = render_calls(drawn)
+    answer = {call.name: call.arguments for call in drawn}
+    assert check_item("normal_atom_list", [TOOL], output, answer, "strict").valid, output
+    scalars = all(isinstance(v, (str, int, float, bool)) for v in drawn[0].arguments.values())
+    if scalars:  # the reference's compat mode marks nested values and JSON output wrong (see above)
+        assert check_item("normal_atom_list", [TOOL], output, answer, "compat").valid, output
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(st.text(max_size=200), st.from_regex(r"\[[a-z_]{1,8}\((\w=[^)]{0,12})?\)\]", fullmatch=True),
+@given(st.one_of(plan_trip_calls.map(render_calls), st.text(max_size=200),
+                 st.from_regex(r"\[[a-z_]{1,8}\((\w=[^)]{0,12})?\)\]", fullmatch=True),
                  st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
                               lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=3), c, max_size=3),
                               max_leaves=10)),
@@ -406,3 +462,41 @@ def test_milestone_definitions_are_checked() -> None:
         evaluate_process([Milestone("a", "x", after=("zzz",))], [])
     with pytest.raises(graphlib.CycleError):
         evaluate_process([Milestone("a", "x", after=("b",)), Milestone("b", "x", after=("a",))], [])
+
+
+def test_strict_special_reads_parameter_and_api_names_whole() -> None:
+    answer = {"Shop_search": ["sort"]}
+    paper = '["Missing necessary parameters (sort by) for the api (Shop_search)"]'
+    right = '["Missing necessary parameters (sort) for the api (Shop_search)"]'
+    longer_api = '["Missing necessary parameters (sort) for the api (Shop_searchAll)"]'
+    assert check_item("special_incomplete", [], paper, answer, "compat").valid  # the reference: substrings
+    assert not check_item("special_incomplete", [], paper, answer, "strict").valid
+    assert check_item("special_incomplete", [], right, answer, "strict").valid
+    assert check_item("special_incomplete", [], right.lower(), answer, "strict").valid
+    assert check_item("special_incomplete", [], longer_api, answer, "compat").valid
+    verdict = check_item("special_incomplete", [], longer_api, answer, "strict")
+    assert (verdict.valid, verdict.error_type) == (False, "error_correction")
+
+
+def test_render_answer_keeps_a_suffix_that_is_part_of_a_real_tool_name() -> None:
+    answer = {"perception_check_1": {"x": 1}, "lookup_1": {"q": "a"}, "lookup_2": {"q": "b"}}
+    functions = [{"name": "perception_check_1"}, {"name": "perception_check_2"}, {"name": "lookup"}]
+    assert render_answer(answer, functions) == "[perception_check_1(x=1), lookup(q='a'), lookup(q='b')]"
+    assert render_answer(answer) == "[perception_check(x=1), lookup(q='a'), lookup(q='b')]"  # no names known
+
+
+def test_strict_summary_weighs_what_was_scored_and_names_what_was_not() -> None:
+    from evaluators.acebench import AGENT_CATEGORIES, missing_categories
+
+    counts = {**dict.fromkeys(NORMAL_CATEGORIES, 50), "normal_single_turn_single_function": 100,
+              "normal_single_turn_parallel_function": 100, **dict.fromkeys(SPECIAL_CATEGORIES, 50),
+              "agent_multi_turn": 30, "agent_multi_step": 20}
+    every = dict.fromkeys(counts, 0.9) | dict.fromkeys(SPECIAL_CATEGORIES, 0.6)
+    # With every category scored at the benchmark's own sizes, strict weights are the reference's constants.
+    assert abs(summarize(every, "strict", counts)["overall"] - summarize(every)["overall"]) <= 0.001
+    partial = {name: every[name] for name in NORMAL_CATEGORIES + SPECIAL_CATEGORIES}
+    strict = summarize(partial, "strict", counts)
+    assert "agent" not in strict
+    assert strict["overall"] == round((0.9 * 700 ** 0.5 + 0.6 * 150 ** 0.5) / (700 ** 0.5 + 150 ** 0.5), 3)
+    assert summarize(partial)["agent"] == 0.0  # compat counts the unscored group as 0
+    assert missing_categories(partial) == list(AGENT_CATEGORIES)

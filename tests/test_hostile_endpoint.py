@@ -18,7 +18,7 @@ from toolworlds.cli import app
 from toolworlds.runner import AgentSpec, TaskSet, execute_run
 from toolworlds.store import EpisodeRow, RunStore
 
-from .fake_endpoint import Reply, say, serve, tool_call
+from .fake_chat import Response, say, serve, tool_call
 
 pytest.importorskip("openai")
 
@@ -27,7 +27,7 @@ HUGE = "9" * 5000
 DEPOSIT = {"customer_id": "C001", "account_id": "A001"}
 
 
-def _model_output(kind: str) -> Reply:
+def _model_output(kind: str) -> Response:
     """A well-delivered reply whose content is hostile: the world must refuse it, the episode go on."""
     if kind == "huge number (tool call)":
         return tool_call("deposit", '{"customer_id": "C001", "account_id": "A001", "amount": ' + HUGE + "}")
@@ -46,26 +46,26 @@ def _model_output(kind: str) -> Reply:
     raise AssertionError(kind)
 
 
-def _delivery(kind: str) -> Reply:
+def _delivery(kind: str) -> Response:
     """A reply that is no chat completion at all, or none in time."""
     if kind == "HTTP 500":
-        return Reply(b'{"error": {"message": "internal error"}}', status=500)
+        return Response(b'{"error": {"message": "internal error"}}', status=500)
     if kind == "HTTP 429":
-        return Reply(b'{"error": {"message": "slow down"}}', status=429)
+        return Response(b'{"error": {"message": "slow down"}}', status=429)
     if kind == "timeout":
-        return Reply(b"{}", delay=TIMEOUT * 4)
+        return Response(b"{}", delay=TIMEOUT * 4)
     if kind == "HTML":
-        return Reply(b"<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html")
+        return Response(b"<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html")
     if kind == "non-JSON":
-        return Reply(b"this is { not json")
+        return Response(b"this is { not json")
     if kind == "invalid UTF-8":
-        return Reply(b'{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": '
+        return Response(b'{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": '
                      b'[{"index": 0, "message": {"role": "assistant", "content": "\xff\xfe\xc0"}, '
                      b'"finish_reason": "stop"}]}')
     if kind == "empty choices":
-        return Reply(b'{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}')
+        return Response(b'{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}')
     if kind == "no message":
-        return Reply(b'{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [{}]}')
+        return Response(b'{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [{}]}')
     raise AssertionError(kind)
 
 
@@ -87,7 +87,7 @@ class HostileEndpoint:
     def kind_of(self, task: Any) -> str:
         return self.kinds[task.question]
 
-    def __call__(self, body: dict[str, Any]) -> Reply:
+    def __call__(self, body: dict[str, Any]) -> Response:
         question = next(m["content"] for m in body["messages"] if m["role"] == "user")
         kind = "healthy" if self.healed else self.kinds.get(question, "healthy")
         with self.lock:
@@ -95,7 +95,7 @@ class HostileEndpoint:
             first = self.requests[question] == 1
         answered = any("execution result" in m["content"] for m in body["messages"])
         if kind == "flaky" and first:
-            return Reply(b'{"error": {"message": "overloaded"}}', status=503)  # retried by the SDK
+            return Response(b'{"error": {"message": "overloaded"}}', status=503)  # retried by the SDK
         if kind in DELIVERY:
             return _delivery(kind)
         if answered or kind in ("healthy", "flaky"):
@@ -112,7 +112,7 @@ TASKS = load_tasks("en")
 def endpoint() -> Iterator[tuple[HostileEndpoint, str]]:
     hostile = HostileEndpoint(TASKS)
     with serve(hostile) as url:
-        yield hostile, url
+        yield hostile, url + "/v1"
 
 
 def stored(db: Path) -> list[EpisodeRow]:

@@ -51,3 +51,18 @@ def test_core_import_stays_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == ""
+
+
+def test_the_engine_imports_no_layer_above_it() -> None:
+    code = ("import sys, sandbox\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('scenarios', 'evaluators', 'toolworlds')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+
+
+def test_every_toolworlds_export_resolves() -> None:
+    import toolworlds
+
+    assert sorted(toolworlds.__all__) == sorted(toolworlds._EXPORTS)
+    for name in toolworlds.__all__:
+        assert getattr(toolworlds, name) is not None, name

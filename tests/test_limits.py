@@ -275,3 +275,36 @@ def test_acebench_world_refuses_hostile_text_in_chinese_too() -> None:
                               + "\\ud800" + "')]")
     assert record.error is not None and "unicode_text" in record.error.message
     assert fingerprint(world)[:4] == before[:4]
+
+
+def test_typed_python_values_pass_the_boundary_and_are_logged_as_json() -> None:
+    """A library caller may pass dates, decimals, enums, sets and models for typed parameters
+    (a strict world needs them); they are data, bounded like the rest, and logged as JSON."""
+    import datetime as dt
+    import decimal
+    import enum
+    import uuid
+
+    from pydantic import BaseModel
+
+    class Colour(enum.Enum):
+        RED = "red"
+
+    class Point(BaseModel):
+        x: int
+
+    arguments = {"when": dt.date(2024, 1, 2), "at": dt.datetime(2024, 1, 2, 3, 4), "span": dt.timedelta(seconds=5),
+                 "amount": decimal.Decimal("0.01"), "colour": Colour.RED, "tags": {"b", "a"},
+                 "frozen": frozenset({2, 1}), "pair": (1, "x"), "point": Point(x=3), "id": uuid.UUID(int=1)}
+    copied = checked_copy(arguments)
+    assert copied == {"when": "2024-01-02", "at": "2024-01-02T03:04:00", "span": 5.0, "amount": "0.01",
+                      "colour": "red", "tags": ["a", "b"], "frozen": [1, 2], "pair": [1, "x"], "point": {"x": 3},
+                      "id": "00000000-0000-0000-0000-000000000001"}
+    json.dumps(copied)
+    for huge in (decimal.Decimal("1e100000"), decimal.Decimal("1" * 100), decimal.Decimal("NaN")):
+        with pytest.raises(LimitExceeded) as caught:
+            checked_copy({"amount": huge})
+        assert caught.value.limit == "max_int_digits"
+    with pytest.raises(LimitExceeded) as caught:
+        checked_copy({"tags": {1: nested(DEFAULT_LIMITS.max_depth)}})
+    assert caught.value.limit == "max_depth"

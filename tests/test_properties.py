@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import string
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sandbox import Call, ParseError, World, parse_calls
+from sandbox import Call, CallRecord, ParseError, World, parse_calls, render_calls
+from sandbox.testing import calls, world_machine
 from scenarios.todo import todo_world
 from tests.chaos import STEPS, chaos_world
+from tests.worlds import bundled
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -89,24 +92,40 @@ def test_a_fork_and_its_parent_never_influence_each_other(prefix: list, steps: l
         assert [r.to_dict() for r in target.log] == [r.to_dict() for r in reference.log]
 
 
-@SETTINGS
-@given(st.lists(st.tuples(st.sampled_from(["add_task", "complete_task", "reopen_task", "archive_task",
-                                           "tag_tasks", "delete_task", "list_tasks"]),
-                          st.fixed_dictionaries({}, optional={
-                              "title": st.text(max_size=4), "task_id": st.integers(0, 4),
-                              "task_ids": st.lists(st.integers(0, 4), max_size=3),
-                              "tag": st.text(max_size=3)})), max_size=15))
-def test_todo_world_failed_calls_are_atomic(calls: list) -> None:
-    world = todo_world(tasks=2)
-    ids_seen: set[int] = set()
-    for name, arguments in calls:
-        before = world.state()
-        record = world.call(name, arguments)
-        if not record.ok:
-            assert world.state() == before
-        ids = [t["id"] for t in world.state()["Todo"]["tasks"]]
-        assert len(ids) == len(set(ids))
-        ids_seen.update(ids)
+def task_ids_unique_and_below_the_counter(state: dict[str, Any]) -> bool:
+    todo = state["Todo"]
+    ids = [t["id"] for t in todo["tasks"]]
+    return len(ids) == len(set(ids)) and all(i < todo["next_id"] for i in ids)
+
+
+def archived_tasks_stay_archived(call: Call, record: CallRecord, before: dict[str, Any],
+                                 after: dict[str, Any]) -> bool:
+    status = {t["id"]: t["status"] for t in after["Todo"]["tasks"]}
+    return all(status.get(t["id"], "archived") == "archived" for t in before["Todo"]["tasks"]
+               if t["status"] == "archived")
+
+
+TodoMachine = world_machine(lambda: todo_world(tasks=2), invariants=[task_ids_unique_and_below_the_counter],
+                            postconditions=[archived_tasks_stay_archived], name="todo")
+TodoMachine.TestCase.settings = settings(TodoMachine.TestCase.settings, max_examples=15, stateful_step_count=30,
+                                         database=None)
+test_todo_world_keeps_its_promises = TodoMachine.TestCase
+
+
+def drawn_calls(*worlds: World) -> st.SearchStrategy[list[Call]]:
+    """Lists of valid calls of these worlds' tools, as the kit draws them (against their starting state)."""
+    return st.lists(st.one_of([calls(world) for world in worlds]), min_size=1, max_size=5)
+
+
+CALL_WORLDS = (todo_world(tasks=2), chaos_world(), *(entry.configured() for entry in bundled()[1:5]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(drawn_calls(*CALL_WORLDS))
+def test_rendered_calls_parse_back_to_the_same_calls(drawn: list[Call]) -> None:
+    assert parse_calls(render_calls(drawn)) == drawn
+    as_json = json.dumps([{"name": c.name, "arguments": c.arguments} for c in drawn], ensure_ascii=False)
+    assert parse_calls(as_json) == drawn
 
 
 code_like = st.text(alphabet=string.printable, max_size=200)
@@ -116,10 +135,23 @@ fragments = st.lists(
                      '"name"', '"arguments"', "```", "\n", "\\"]),
     max_size=60,
 ).map("".join)
+# Well-formed messages of real calls (the chaos world's, so `execute` runs them), and the same
+# messages with a fragment spliced in somewhere: text that is valid, or nearly so.
+rendered = drawn_calls(chaos_world()).map(render_calls)
+
+
+@st.composite
+def spliced(draw: st.DrawFn) -> str:
+    text = draw(rendered)
+    at = draw(st.integers(0, len(text)))
+    return text[:at] + draw(fragments) + text[at:]
+
+
+model_output = st.one_of(rendered, spliced(), code_like, fragments)
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.one_of(code_like, fragments))
+@given(model_output)
 def test_parse_calls_raises_nothing_but_parse_error(text: str) -> None:
     try:
         calls = parse_calls(text)
@@ -132,7 +164,7 @@ def test_parse_calls_raises_nothing_but_parse_error(text: str) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.one_of(code_like, fragments))
+@given(model_output)
 def test_execute_never_raises_on_any_text(text: str) -> None:
     world = chaos_world()
     before = world.state()

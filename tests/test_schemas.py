@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import json
+import types
+import typing
 from typing import Annotated, Any, Literal
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
-from sandbox import FORMATS, export
+from sandbox import FORMATS, Ref, export
+from sandbox.refs import refs_of
 from sandbox.tools import build_spec
 from scenarios.todo import todo_world
 
@@ -135,3 +139,56 @@ def test_dialect_functions_become_openai_tools_with_json_schema_type_names() -> 
             "items": {"type": "array", "items": {"type": "object", "properties": {"type": {"type": "string"}}}},
             "note": {"type": "string"}}}}}
     assert function["parameters"]["type"] == "dict"  # the task's own description is left as it was
+
+
+def _without_refs(annotation: Any) -> Any:
+    """The same annotation with every `Ref` taken out, models included."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is Annotated:
+        base, *metadata = args
+        kept = [meta for meta in metadata if not isinstance(meta, Ref)]
+        stripped = _without_refs(base)
+        return Annotated[(stripped, *kept)] if kept else stripped
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel) and refs_of(annotation):
+        fields = {}
+        for name, info in annotation.model_fields.items():
+            copied = copy.copy(info)
+            copied.metadata = [meta for meta in info.metadata if not isinstance(meta, Ref)]
+            fields[name] = (_without_refs(info.annotation), copied)
+        return create_model(annotation.__name__, __config__=annotation.model_config, __doc__=annotation.__doc__,
+                            **fields)
+    if origin is None or origin is Literal or not args:
+        return annotation
+    stripped_args = tuple(_without_refs(arg) for arg in args)
+    if origin in (typing.Union, types.UnionType):
+        return typing.Union[stripped_args]  # noqa: UP007 - rebuilding a union from its members
+    return origin[stripped_args]
+
+
+def _spec_without_refs(spec: Any) -> Any:
+    fn = spec.function
+    bare = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    bare.__kwdefaults__ = fn.__kwdefaults__
+    bare.__doc__ = fn.__doc__
+    hints = typing.get_type_hints(fn, include_extras=True)
+    bare.__annotations__ = {name: _without_refs(hint) for name, hint in hints.items()}
+    return build_spec(bare, name=spec.name, description=spec.description, mutates=spec.mutates)
+
+
+def test_references_leave_every_exported_schema_as_it_was() -> None:
+    """`Ref`s are for property tests and fuzzers; agents see the same tools with or without them."""
+    from tests.worlds import bundled
+
+    referenced = 0
+    for entry in bundled():
+        for spec in entry.default().tools.values():
+            params = spec.args_model.model_fields.values()
+            if not any(refs_of(info.annotation) or any(isinstance(m, Ref) for m in info.metadata) for info in params):
+                continue  # nothing to take out (ToolBench's tools are built from data, not from signatures)
+            referenced += 1
+            bare = _spec_without_refs(spec)
+            assert not any(refs_of(info.annotation) or any(isinstance(m, Ref) for m in info.metadata)
+                           for info in bare.args_model.model_fields.values())
+            for fmt in FORMATS:
+                assert export(bare, fmt) == export(spec, fmt), (entry.name, spec.name, fmt)
+    assert referenced >= 100  # the bundled worlds do declare references

@@ -6,7 +6,8 @@ import datetime as dt
 
 import pytest
 
-from sandbox import CallRecord, World
+from sandbox import App, CallRecord, StateModel, ToolError, World, tool
+from sandbox.state import WITH_INTERNAL
 from scenarios.todo import TodoApp, TodoState, todo_world
 from tests.chaos import ChaosApp, chaos_world
 
@@ -289,3 +290,69 @@ def test_state_bytes_do_not_depend_on_the_process_hash_seed() -> None:
     }
     assert len(outputs) == 1
     assert json.loads(outputs.pop())["Chaos"]["flags"] == ["f0", "f3", "item0", "item1", "item2"]
+
+
+class _Counter(StateModel):
+    """A state with an internal field: state for the engine, absent from dumps."""
+
+    internal_fields = frozenset({"pending"})
+
+    count: int = 0
+    pending: tuple[int, ...] = ()
+
+
+class _CounterApp(App[_Counter]):
+    def __init__(self, label: str = "fixed") -> None:
+        super().__init__()
+        self.label = label  # fixed data, set before the app joins a world
+
+    @tool
+    def bump(self, fail: bool = False) -> int:
+        """Add the next pending amount (or 1) to the count.
+
+        Args:
+            fail: Fail after taking the amount.
+        """
+        state = self.state
+        amount, state.pending = (state.pending[0], state.pending[1:]) if state.pending else (1, ())
+        state.count += amount
+        if fail:
+            raise ToolError("refused after taking")
+        return state.count
+
+
+def test_an_app_refuses_attributes_once_it_has_joined_a_world() -> None:
+    app = _CounterApp(label="set in the constructor")
+    app.note = "still allowed: not in a world yet"  # type: ignore[attr-defined]
+    world = World([app])
+    with pytest.raises(AttributeError, match=r"'note'.*state model \(_Counter\)"):
+        app.note = "changed"  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError, match="'label'"):
+        del app.label
+    with pytest.raises(AttributeError, match="'name'"):
+        app.name = "renamed"
+    fork = world.fork()
+    forked = fork.app(_CounterApp)
+    assert forked.label == "set in the constructor" and forked.note == "still allowed: not in a world yet"  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError, match="'label'"):
+        forked.label = "x"
+    assert fork.call("bump").result == 1 and world.call("bump").result == 1  # engine bookkeeping still works
+
+
+def test_internal_fields_are_state_but_not_in_dumps() -> None:
+    world = World([_CounterApp()])
+    app = world.app(_CounterApp)
+    assert world.state() == {"_CounterApp": {"count": 0}}
+    snapshot = world.snapshot()
+    app.state.pending = (10,)
+    world.restore(snapshot)
+    assert world.call("bump").result == 1  # the restore took the queued amount back out
+    app.state.pending = (10, 20)
+    fork = world.fork()
+    assert world.call("bump", {"fail": True}).error is not None
+    assert world.call("bump").result == 11  # the failed call gave its amount back
+    assert fork.call("bump").result == 11 and fork.call("bump").result == 31  # the fork has its own queue
+    world.load({"_CounterApp": {"count": 0}})
+    assert app.state.pending == (20,)  # loading other fields keeps internal ones
+    assert world.state() == {"_CounterApp": {"count": 0}}
+    assert app.state.model_dump(context=WITH_INTERNAL) == {"count": 0, "pending": (20,)}

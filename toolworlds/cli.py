@@ -6,6 +6,7 @@ comes from `scenarios.registry` and `evaluators.results`; this module knows no f
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -20,6 +21,7 @@ from scenarios.family import ReplayReport, TaskQuery, WorldFamily
 from scenarios.registry import families, family
 
 from .llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from .runconfig import RunConfig, read_run_config
 from .runner import TaskSet
 
 app = typer.Typer(
@@ -156,8 +158,8 @@ def doctor(
         raise typer.Exit(code=1)
 
 
-def _task_sets(names: list[str], langs: list[str] | None, data: Path | None, limit: int | None) -> list[TaskSet]:
-    if data is not None and len(names) > 1:
+def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> list[TaskSet]:
+    if query.data is not None and len(names) > 1:
         raise fail("--data names one family's tasks: give exactly one --tasks with it")
     sets = []
     for name in names:
@@ -167,7 +169,7 @@ def _task_sets(names: list[str], langs: list[str] | None, data: Path | None, lim
             raise fail(f"{name} has no runnable tasks; available: {', '.join(runnable)}")
         for lang in langs or entry.languages:
             try:
-                loaded = entry.tasks(TaskQuery(lang=lang, data=data, limit=limit))
+                loaded = entry.tasks(dataclasses.replace(query, lang=lang))
             except LookupError as exc:
                 raise fail(f"{name}/{lang}: {exc.args[0]}") from None
             if loaded.problems:
@@ -178,8 +180,8 @@ def _task_sets(names: list[str], langs: list[str] | None, data: Path | None, lim
 
 @app.command()
 def run(
-    tasks: Annotated[list[str] | None, typer.Option("--tasks", help="Task families: banking (bundled), acebench.")
-                     ] = None,
+    tasks: Annotated[list[str] | None, typer.Option(
+        "--tasks", help="Task families: banking (bundled), acebench, toolbench.")] = None,
     lang: Annotated[list[str] | None, typer.Option("--lang", help="Languages (default: every one of the family).")
                     ] = None,
     data: Annotated[Path | None, typer.Option(help="Task data folder or file (default: the family's own).")] = None,
@@ -201,7 +203,19 @@ def run(
                                          "transiently (429, 5xx, connection, timeout), with backoff.")
                        ] = DEFAULT_RETRIES,
     workers: Annotated[int, typer.Option(min=1, help="Episodes run in parallel processes.")] = 1,
-    limit: Annotated[int | None, typer.Option(min=1, help="At most this many tasks per task set.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many tasks per task set "
+                                              "(toolbench: the first N that pass the filters).")] = None,
+    filter_difficulty: Annotated[list[str] | None, typer.Option(
+        help="Only tasks of this difficulty (exact, any case); repeat for several. Families whose tasks "
+             "carry one: toolbench.")] = None,
+    filter_category: Annotated[list[str] | None, typer.Option(
+        help="Only tasks of this category; repeat for several (toolbench: any value found in the category, "
+             "any case; others: exact).")] = None,
+    filter_tags: Annotated[list[str] | None, typer.Option(
+        help="toolbench: only tasks whose tools mention every one of these tags (any case).")] = None,
+    config: Annotated[Path | None, typer.Option(
+        help="YAML or JSON file with mcpbr's keys: benchmark, dataset or data, sample_size, filter_difficulty, "
+             "filter_category, filter_tags, task_ids. Flags win over the file.")] = None,
     pause: Annotated[float, typer.Option(hidden=True, help="Seconds to wait per episode.")] = 0.0,
 ) -> None:
     """Run an agent over task sets, store every episode, and print the scores.
@@ -224,7 +238,14 @@ def run(
         raise fail("--resume needs the --run-id of the run to continue")
     if retry_failed and not resume:
         raise fail("--retry-failed continues a run: give it with --resume --run-id")
-    sets = _task_sets(tasks or ["banking"], lang, data, limit)
+    chosen = _run_config(config)
+    query = TaskQuery(
+        data=data if data is not None else (Path(chosen.data) if chosen.data else None),
+        limit=limit if limit is not None else chosen.sample_size,
+        difficulties=tuple(filter_difficulty or chosen.filter_difficulty),
+        categories=tuple(filter_category or chosen.filter_category),
+        tags=tuple(filter_tags or chosen.filter_tags), task_ids=chosen.task_ids)
+    sets = _task_sets(tasks or list(chosen.benchmark) or ["banking"], lang, query)
     try:
         store = RunStore(db)
     except Exception as exc:  # a bad URL or an unreachable server: say so in one line
@@ -271,6 +292,19 @@ def _print_summary(run_id: str, db: str, episodes: list[Any]) -> None:
                       highlight=False, soft_wrap=True)
 
 
+def _run_config(path: Path | None) -> RunConfig:
+    if path is None:
+        return RunConfig()
+    try:
+        chosen = read_run_config(path)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    if chosen.ignored:
+        unused = escape(", ".join(chosen.ignored))
+        errors.print(f"[yellow]note:[/] {escape(path.name)}: not used by toolworlds: {unused}", highlight=False)
+    return chosen
+
+
 @app.command()
 def report(
     db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
@@ -301,15 +335,17 @@ def report(
 
 @app.command()
 def score(
-    benchmark: Annotated[str, typer.Argument(help="Benchmark: acebench or apibank.")],
+    benchmark: Annotated[str, typer.Argument(help="Benchmark: acebench, apibank or toolbench.")],
     results: Annotated[Path, typer.Option(help="acebench: folder of data_<category>_result.json files; "
-                                               "apibank: a JSON-lines file of predictions.")],
-    data: Annotated[Path | None, typer.Option(help="Benchmark data folder (default: the data folder).")] = None,
+                                               "apibank: a JSON-lines file of predictions; toolbench: JSON "
+                                               "(lines) of {instance_id, solution}.")],
+    data: Annotated[Path | None, typer.Option(help="Benchmark data folder or task file (default: the data "
+                                                    "folder; toolbench also hf:NAME).")] = None,
     lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
     mode: Annotated[str, typer.Option(help="compat (the reference's verdicts) or strict (bugs fixed).")] = "compat",
     json_path: Annotated[Path | None, typer.Option("--json", help="Write per-category and per-item results.")] = None,
 ) -> None:
-    """Score a model's results: ACEBench result files (compat or strict), or API-Bank predictions."""
+    """Score a model's results: ACEBench result files (compat or strict), API-Bank predictions, ToolBench answers."""
     from evaluators.results import ResultsRequest, results_scorer
 
     from .report import results_table
@@ -321,6 +357,49 @@ def score(
     console.print(results_table(scored))
     if json_path is not None:
         json_path.write_text(json.dumps(scored.payload, indent=2, ensure_ascii=False))
+
+
+@app.command()
+def serve(
+    family_name: Annotated[str, typer.Argument(metavar="FAMILY", help="World family (see `toolworlds worlds`).")],
+    task: Annotated[str | None, typer.Option(help="Serve this task's world and score sessions against it.")] = None,
+    data: Annotated[Path | None, typer.Option(help="With --task: the task data folder or file "
+                                                   "(default: the family's own).")] = None,
+    lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
+    seed: Annotated[int, typer.Option(help="Seed of the world every session starts from.")] = 0,
+    transport: Annotated[str, typer.Option(help="stdio, or http (streamable HTTP).")] = "stdio",
+    host: Annotated[str, typer.Option(help="http: loopback address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="http: port to bind.")] = 8000,
+    save: Annotated[Path | None, typer.Option(help="stdio: write the session's log, end state and score "
+                                                   "here when the client disconnects.")] = None,
+) -> None:
+    """Serve a world over MCP, one world per session; reset, state, diff and score stay off the tool list."""
+    if transport not in ("stdio", "http"):
+        raise fail(f"unknown transport {transport!r}; use stdio or http")
+    if data is not None and task is None:
+        raise fail("--data names where --task is read from: give --task with it")
+    if save is not None and transport != "stdio":
+        raise fail("--save is for stdio; over http the /control routes give each session's log, state and score")
+    try:
+        from . import mcp_server
+    except ImportError:
+        raise fail('serving MCP needs the mcp package: pip install "toolworlds[mcp]"') from None
+    try:
+        hosted = mcp_server.WorldHost(family_name, task=task, lang=lang, seed=seed, data=data)
+        if transport == "http":
+            mcp_server.check_loopback(host)
+    except (LookupError, ValueError) as exc:
+        raise fail(str(exc.args[0] if exc.args else exc)) from None
+    if transport == "http":
+        errors.print(f"serving {family_name} on http://{host}:{port}{mcp_server.MCP_PATH} "
+                     f"(controller routes under /control)", highlight=False)
+        mcp_server.serve_http(hosted, host, port)
+        return
+    import anyio
+
+    anyio.run(mcp_server.serve_stdio, hosted)
+    if save is not None:
+        save.write_text(json.dumps(hosted.report(mcp_server.STDIO_SESSION), indent=2, ensure_ascii=False))
 
 
 def main() -> None:

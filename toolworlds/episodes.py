@@ -129,6 +129,13 @@ def _fail(episode: Episode, who: str, exc: Exception) -> None:
     episode.error = f"{who}: {failure_reason(exc)}"
 
 
+def start_episode(task: EpisodeTask, *, world: World | None = None, user: Any = None, max_steps: int = 30,
+                  max_turns: int = 10) -> tuple[World, Episode, Any, Generator[_Request, Any, None], _Request | None]:
+    """The conversation `run_episode` drives, for a caller that supplies the agent's turns itself
+    (`toolworlds.env.ToolEnv`): the world, the record, the user, the conversation generator and
+    its first request, `("agent" | "user", conversation)` or None once the episode is over."""
+    return _start(task, world, user, max_steps, max_turns)
+
 def run_episode(task: EpisodeTask, agent: Any, *, user: UserSimulator | None = None, world: World | None = None,
                 max_steps: int = 30, max_turns: int = 10) -> tuple[World, Episode]:
     """Run a task with a sync agent; multi-turn tasks use `user` (default: a scripted user)."""

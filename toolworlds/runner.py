@@ -21,7 +21,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from evaluators.task_score import score_task
+from evaluators.task_score import episode_scorer
 from sandbox.limits import printable_text, redacted_copy
 
 from .agents import NoisyAgent, OracleAgent
@@ -111,7 +111,8 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str) -> Outc
     world, episode = run_episode(task, agent, user=spec.build_user(task))
     if spec.pause:
         time.sleep(spec.pause)
-    score = score_task(task, world, episode.process, mode)  # type: ignore[arg-type]
+    family = task_set.split("/", 1)[0]  # a task set is named "<family>/<lang>"
+    score = episode_scorer(family)(task, world, episode.process, mode)  # type: ignore[arg-type]
     errors = Counter(r.error.type for r in episode.records if r.error is not None)
     row = {
         "task_set": task_set, "task_id": task.id, "category": task.category, "success": score.success,

@@ -117,7 +117,7 @@ class RunStore:
 
     def runs(self) -> list[RunRow]:
         with Session(self.engine) as session:
-            return list(session.exec(select(RunRow).order_by(RunRow.created_at)).all())
+            return list(session.exec(select(RunRow).order_by(col(RunRow.created_at))).all())
 
     def finished(self, run_id: str) -> set[tuple[str, str]]:
         """(task set, task id) of the episodes already stored for a run."""
@@ -140,8 +140,8 @@ class RunStore:
                 EpisodeRow.run_id == episode.run_id, EpisodeRow.task_set == episode.task_set,
                 EpisodeRow.task_id == episode.task_id)).all()
             if old:
-                session.exec(delete(CallRow).where(col(CallRow.episode_id).in_(old)))  # type: ignore[call-overload]
-                session.exec(delete(EpisodeRow).where(col(EpisodeRow.id).in_(old)))  # type: ignore[call-overload]
+                session.exec(delete(CallRow).where(col(CallRow.episode_id).in_(old)))
+                session.exec(delete(EpisodeRow).where(col(EpisodeRow.id).in_(old)))
                 session.flush()
             session.add(episode)
             session.flush()

@@ -8,6 +8,7 @@ the harness keeps the copies in sync (the BaseApi config is applied to every app
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar
 
@@ -30,6 +31,8 @@ class AceApp(App[S]):
     """An ACEBench app: built from the reference's default data for its language."""
 
     saved_attributes: ClassVar[tuple[str, ...]] = ()
+    # The texts (names of `Texts` fields) that a tool answering in plain text refuses with.
+    refusal_texts: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, lang: str = "en", state: S | Mapping[str, Any] | None = None) -> None:
         self.lang = lang
@@ -44,9 +47,24 @@ class AceApp(App[S]):
         data = self.dump()
         return {name: data[name] for name in self.saved_attributes}
 
+    def refused(self, result: Any) -> bool:
+        """ACEBench's tools refuse in their result: `status` False (or "error"), or a refusal text."""
+        if isinstance(result, dict):
+            return result.get("status") in (False, "error")
+        if isinstance(result, str):
+            return any(_fills(getattr(self.texts, name), result) for name in self.refusal_texts)
+        return False
+
     def device(self) -> DeviceState:
         """The phone's wifi/login state (the world's BaseApi)."""
-        return self.world.app("BaseApi").state  # type: ignore[return-value]
+        state: DeviceState = self.world.app("BaseApi").state
+        return state
+
+
+def _fills(template: str, text: str) -> bool:
+    """Whether `text` is `template` with its `{placeholders}` filled in."""
+    pattern = ".*?".join(re.escape(part) for part in re.split(r"\{[^{}]*\}", template))
+    return re.fullmatch(pattern, text, flags=re.DOTALL) is not None
 
 
 class DeviceState(StateModel):

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from sandbox import StateModel, tool
+from sandbox import Ref, StateModel, tool
 
 from . import defaults
 from .base import AceApp, fail, ok
@@ -50,8 +50,14 @@ class FoodState(StateModel):
     orders: list[Order] = []
 
 
+# What the tools' parameters name in the state: a platform user, a merchant, a product on its menu.
+UserName = Annotated[str, Ref("FoodPlatform", "users")]
+MerchantName = Annotated[str, Ref("FoodPlatform", "merchant_list")]
+
+
 class OrderItem(BaseModel):
-    product: Annotated[str, Field(description="The product's name, exactly as on the menu.")]
+    product: Annotated[str, Field(description="The product's name, exactly as on the menu."),
+                       Ref("FoodPlatform", "merchant_list.{merchant_name}.menu", "product")]
     quantity: Annotated[int, Field(description="How many (default 1).")] = 1
 
 
@@ -65,7 +71,8 @@ class FoodPlatform(AceApp[FoodState]):
         return defaults.food_state(lang)
 
     @tool
-    def login_food_platform(self, username: str, password: str) -> dict:
+    def login_food_platform(self, username: UserName,
+                            password: Annotated[str, Ref("FoodPlatform", "users.{username}.password")]) -> dict:
         """Log a user in to the food platform (needs Wi-Fi).
 
         Args:
@@ -92,7 +99,7 @@ class FoodPlatform(AceApp[FoodState]):
         return {"status": True, "logged_in_users": users} if users else fail(self.texts.nobody_logged_in)
 
     @tool(mutates=False)
-    def check_balance(self, user_name: str) -> float | dict:
+    def check_balance(self, user_name: UserName) -> float | dict:
         """Show a user's balance on the food platform.
 
         Args:
@@ -104,7 +111,8 @@ class FoodPlatform(AceApp[FoodState]):
         return user.balance
 
     @tool
-    def add_food_delivery_order(self, username: str, merchant_name: str, items: list[OrderItem]) -> dict:
+    def add_food_delivery_order(self, username: Annotated[str, Ref("FoodPlatform", "logged_in_users")],
+                                merchant_name: MerchantName, items: list[OrderItem]) -> dict:
         """Place a delivery order for a logged-in user; the total is paid from their balance.
 
         Args:
@@ -138,7 +146,7 @@ class FoodPlatform(AceApp[FoodState]):
         return ok(text.order_placed.format(merchant=merchant_name, total=total))
 
     @tool(mutates=False)
-    def get_products(self, merchant_name: str) -> list | dict:
+    def get_products(self, merchant_name: MerchantName) -> list | dict:
         """List a merchant's menu with prices.
 
         Args:
@@ -150,7 +158,7 @@ class FoodPlatform(AceApp[FoodState]):
         return merchant.menu
 
     @tool(mutates=False)
-    def view_orders(self, user_name: str) -> dict:
+    def view_orders(self, user_name: UserName) -> dict:
         """List a user's orders.
 
         Args:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
-from sandbox import StateModel, tool
+from sandbox import Ref, StateModel, tool
 
 from . import defaults
 from .base import AceApp, fail, ok
@@ -35,6 +35,11 @@ class MessageState(StateModel):
     inbox: dict[int, Message] = {}
 
 
+# A contact's name, and a message's id: what the tools' parameters name in the state.
+ContactName = Annotated[str, Ref("MessageApi", "user_list")]
+MessageId = Annotated[int, Ref("MessageApi", "inbox")]
+
+
 class MessageApi(AceApp[MessageState]):
     """Send, read, search and delete text messages."""
 
@@ -49,7 +54,7 @@ class MessageApi(AceApp[MessageState]):
         return None if contact is None else contact.user_id
 
     @tool
-    def send_message(self, sender_name: str, receiver_name: str, message: str) -> dict:
+    def send_message(self, sender_name: ContactName, receiver_name: ContactName, message: str) -> dict:
         """Send a text message from one contact to another.
 
         Args:
@@ -73,7 +78,7 @@ class MessageApi(AceApp[MessageState]):
         return ok(text.message_sent.format(receiver=receiver_name))
 
     @tool
-    def delete_message(self, message_id: int) -> dict:
+    def delete_message(self, message_id: MessageId) -> dict:
         """Delete a message by its id.
 
         Args:
@@ -88,7 +93,7 @@ class MessageApi(AceApp[MessageState]):
         return ok(self.texts.message_deleted.format(id=message_id))
 
     @tool(mutates=False)
-    def view_messages_between_users(self, sender_name: str, receiver_name: str) -> dict:
+    def view_messages_between_users(self, sender_name: ContactName, receiver_name: ContactName) -> dict:
         """List the messages one contact sent to another (one direction only).
 
         Args:
@@ -111,7 +116,7 @@ class MessageApi(AceApp[MessageState]):
         return {"status": True, "messages": found} if found else fail(text.no_related_messages)
 
     @tool(mutates=False)
-    def search_messages(self, user_name: str, keyword: str) -> dict:
+    def search_messages(self, user_name: ContactName, keyword: str) -> dict:
         """Find a contact's sent or received messages containing a keyword (case-insensitive).
 
         Args:

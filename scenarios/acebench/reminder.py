@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
-from sandbox import StateModel, tool
+from sandbox import Ref, StateModel, tool
 
 from . import defaults
 from .base import AceApp, fail, ok
@@ -25,6 +25,9 @@ class ReminderState(StateModel):
     reminder_id_counter: int = 3
 
 
+ReminderKey = Annotated[int, Ref("ReminderApi", "reminder_list")]
+
+
 class ReminderApi(AceApp[ReminderState]):
     """Add, view, search and delete reminders."""
 
@@ -35,7 +38,7 @@ class ReminderApi(AceApp[ReminderState]):
         return defaults.reminder_state(lang)
 
     @tool(mutates=False)
-    def view_reminder_by_title(self, title: str) -> dict:
+    def view_reminder_by_title(self, title: Annotated[str, Ref("ReminderApi", "reminder_list", "title")]) -> dict:
         """Show the first reminder whose title matches exactly.
 
         Args:
@@ -68,7 +71,7 @@ class ReminderApi(AceApp[ReminderState]):
         return ok(self.texts.reminder_added.format(title=title))
 
     @tool
-    def delete_reminder(self, reminder_id: int) -> dict:
+    def delete_reminder(self, reminder_id: ReminderKey) -> dict:
         """Delete a reminder by its key in the reminder list.
 
         Args:
@@ -92,7 +95,7 @@ class ReminderApi(AceApp[ReminderState]):
         return {"status": True, "reminders": reminders} if reminders else fail(self.texts.no_reminders)
 
     @tool
-    def mark_as_notified(self, reminder_id: int) -> dict:
+    def mark_as_notified(self, reminder_id: ReminderKey) -> dict:
         """Mark a reminder as notified.
 
         Args:

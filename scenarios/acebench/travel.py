@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from sandbox import Lifecycle, StateModel, ToolError, tool
+from sandbox import Lifecycle, Ref, StateModel, ToolError, tool
 
 from . import defaults
 from .base import AceApp
@@ -81,11 +81,27 @@ class TravelState(StateModel):
     fares_paid: dict[str, int] = {}
 
 
+# What the tools' parameters name in the state. Cabin names and payment methods are the
+# ones reservations already use; a user's password and reservations follow the user the call names.
+UserId = Annotated[str, Ref("Travel", "users")]
+Password = Annotated[str, Ref("Travel", "users.{user_id}.password")]
+FlightNo = Annotated[str, Ref("Travel", "flights", "flight_no")]
+Origin = Annotated[str, Ref("Travel", "flights", "origin")]
+Destination = Annotated[str, Ref("Travel", "flights", "destination")]
+Cabin = Annotated[str, Ref("Travel", "reservations", "cabin")]
+Membership = Annotated[str, Ref("Travel", "users", "membership_level")]
+UsersReservation = Annotated[str, Ref("Travel", "reservations", "reservation_id", where={"user_id": "{user_id}"})]
+
+
 class Travel(AceApp[TravelState]):
     """Search flights, book, change and cancel reservations."""
 
     app_name = "Travel"
     saved_attributes = ("users", "reservations")
+    refusal_texts = ("auth_failed", "flight_unavailable", "invalid_cabin", "no_seats", "invalid_payment",
+                     "cash_insufficient", "bank_insufficient", "reservation_mismatch", "flight_info_missing",
+                     "flight_change_failed", "cabin_unpaid", "baggage_unpaid", "invalid_user",
+                     "reservation_not_users", "invalid_flight_info", "segment_used")
 
     def default_state(self, lang: str) -> Mapping[str, Any]:
         return defaults.travel_state(lang, self.texts.economy, self.texts.business)
@@ -137,7 +153,7 @@ class Travel(AceApp[TravelState]):
     # -- tools -----------------------------------------------------------------------------
 
     @tool(mutates=False)
-    def get_flight_details(self, origin: str | None = None, destination: str | None = None) -> list | str:
+    def get_flight_details(self, origin: Origin | None = None, destination: Destination | None = None) -> list | str:
         """List direct flights, optionally only those from an origin and/or to a destination.
 
         Args:
@@ -151,7 +167,7 @@ class Travel(AceApp[TravelState]):
         return found if found else self.texts.no_direct_flights
 
     @tool(mutates=False)
-    def get_user_details(self, user_id: str, password: str) -> dict:
+    def get_user_details(self, user_id: UserId, password: Password) -> dict:
         """Show a user's name, balances and membership level.
 
         Args:
@@ -164,7 +180,11 @@ class Travel(AceApp[TravelState]):
         return user.model_dump(exclude={"password"})
 
     @tool(mutates=False)
-    def get_reservation_details(self, reservation_id: str | None = None, user_id: str | None = None) -> list | dict:
+    def get_reservation_details(
+        self,
+        reservation_id: Annotated[str, Ref("Travel", "reservations", "reservation_id")] | None = None,
+        user_id: UserId | None = None,
+    ) -> list | dict:
         """Show reservations by reservation id, or all of a user's reservations.
 
         Args:
@@ -185,7 +205,9 @@ class Travel(AceApp[TravelState]):
         ]
 
     @tool(mutates=False)
-    def find_transfer_flights(self, origin_city: str, transfer_city: str, destination_city: str) -> list | str:
+    def find_transfer_flights(
+        self, origin_city: Origin, transfer_city: Destination, destination_city: Destination
+    ) -> list | str:
         """Find two-leg connections through a transfer city (the second leg leaves after the first lands).
 
         Args:
@@ -205,7 +227,7 @@ class Travel(AceApp[TravelState]):
         return pairs if pairs else self.texts.no_transfer_flights
 
     @tool(mutates=False)
-    def get_baggage_allowance(self, membership_level: str, cabin_class: str) -> int:
+    def get_baggage_allowance(self, membership_level: Membership, cabin_class: Cabin) -> int:
         """How many checked bags are free for a membership level and cabin (0 if unknown).
 
         Args:
@@ -216,7 +238,7 @@ class Travel(AceApp[TravelState]):
 
     @tool(mutates=False)
     def calculate_baggage_fee(
-        self, membership_level: str, cabin_class: str, baggage_count: Annotated[int, Field(ge=0)]
+        self, membership_level: Membership, cabin_class: Cabin, baggage_count: Annotated[int, Field(ge=0)]
     ) -> int:
         """The fee for checked bags beyond the free allowance (50 each).
 
@@ -234,11 +256,11 @@ class Travel(AceApp[TravelState]):
     @tool
     def reserve_flight(
         self,
-        user_id: str,
-        password: str,
-        flight_no: str,
-        cabin: str,
-        payment_method: str,
+        user_id: UserId,
+        password: Password,
+        flight_no: Annotated[str, Ref("Travel", "flights", "flight_no", where={"status": "available"})],
+        cabin: Cabin,
+        payment_method: Annotated[str, Ref("Travel", "reservations", "payment_method")],
         baggage_count: Annotated[int, Field(ge=0)],
     ) -> str:
         """Book a seat on a flight, paying fare plus baggage fees from cash or bank.
@@ -281,10 +303,10 @@ class Travel(AceApp[TravelState]):
     @tool
     def modify_flight(
         self,
-        user_id: str,
-        reservation_id: str,
-        new_flight_no: str | None = None,
-        new_cabin: str | None = None,
+        user_id: UserId,
+        reservation_id: UsersReservation,
+        new_flight_no: FlightNo | None = None,
+        new_cabin: Cabin | None = None,
         add_baggage: Annotated[int, Field(ge=0)] = 0,
         new_payment_method: Literal["cash", "bank"] | None = None,
     ) -> str:
@@ -361,7 +383,7 @@ class Travel(AceApp[TravelState]):
         return " ".join(notes) if notes else text.no_extra_fees
 
     @tool
-    def cancel_reservation(self, user_id: str, reservation_id: str, reason: str) -> str:
+    def cancel_reservation(self, user_id: UserId, reservation_id: UsersReservation, reason: str) -> str:
         """Cancel a reservation and refund the fare (a 10% fee within 24 hours of departure).
 
         Args:
@@ -384,7 +406,7 @@ class Travel(AceApp[TravelState]):
         if departure < now:
             return text.segment_used
         state.reservation_status[reservation_id] = self._next_status(reservation_id, "cancel")
-        price = state.fares_paid.get(reservation_id, 0)
+        price: float = state.fares_paid.get(reservation_id, 0)
         if reason == text.airline_cancel_reason:
             refund, message = price, text.airline_cancelled.format(refund=price)
         elif departure - now > dt.timedelta(days=1):

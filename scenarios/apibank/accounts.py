@@ -3,35 +3,56 @@
 from __future__ import annotations
 
 import string
-from typing import Any
+from typing import Annotated, Any, TypeVar
 
-from sandbox import App, StateModel
+from sandbox import App, Ref, StateModel
 
 from .base import ApiError, api
+from .references import Token, Username
 
 
-class AccountsState(StateModel):
+class RecordedDraws(StateModel):
+    """State of an app that draws random values (ids, tokens): the values a replay queued
+    so that the recorded ones come back, taken before any seeded draw.
+
+    A state field, so a call journals it (a failed call gives a taken value back) and
+    snapshots, forks and restores carry it. It is the harness's input, as the world's
+    random source is, not a fact of the world, so dumps leave it out (`internal_fields`):
+    `World.state()` and end-state comparisons read the same with or without a queue.
+    """
+
+    internal_fields = frozenset({"queued_draws"})
+
+    queued_draws: tuple[str, ...] = ()
+
+
+D = TypeVar("D", bound=RecordedDraws)
+
+
+class RandomSource(App[D]):
+    """An app whose random draws a replay can dictate."""
+
+    def queue(self, value: str) -> None:
+        state = self.state
+        state.queued_draws = (*state.queued_draws, value)
+
+    def take(self) -> str | None:
+        """The next queued value (None when the queue is empty), from inside a call."""
+        state = self.state
+        if not state.queued_draws:
+            return None
+        value, *rest = state.queued_draws
+        state.queued_draws = tuple(rest)
+        return value
+
+
+class AccountsState(RecordedDraws):
     accounts: dict[str, Any] = {}  # username -> {password, token, email}
     verification_code: int | None = None
     reset_user: str | None = None
 
 
-class RandomSource:
-    """Seeded draws, or values queued by a replay so that recorded random ids come back."""
-
-    queued: tuple[str, ...] = ()
-
-    def queue(self, value: str) -> None:
-        self.queued = (*self.queued, value)
-
-    def take(self) -> str | None:
-        if not self.queued:
-            return None
-        value, self.queued = self.queued[0], self.queued[1:]
-        return value
-
-
-class Accounts(App[AccountsState], RandomSource):
+class Accounts(RandomSource[AccountsState]):
     """User accounts and their tokens (Account.json)."""
 
     app_name = "Accounts"
@@ -44,7 +65,8 @@ class Accounts(App[AccountsState], RandomSource):
         raise ApiError("The token is invalid.")
 
     @api("GetUserToken", mutates=False)
-    def get_user_token(self, username: str, password: str) -> dict:
+    def get_user_token(self, username: Username,
+                       password: Annotated[str, Ref("Accounts", "accounts.{username}.password")]) -> dict:
         record = self.state.accounts.get(username)
         if record is None:
             raise ApiError("The username does not exist.")
@@ -53,7 +75,7 @@ class Accounts(App[AccountsState], RandomSource):
         return {"token": record["token"]}
 
     @api("CheckToken", mutates=False, omit_name=True)
-    def check_token(self, token: str) -> dict:
+    def check_token(self, token: Token) -> dict:
         return {"username": self.username_for(token)}
 
     @api("RegisterUser", omit_name=True)
@@ -68,13 +90,17 @@ class Accounts(App[AccountsState], RandomSource):
         return {"token": token}
 
     @api("DeleteAccount", omit_name=True)
-    def delete_account(self, token: str) -> dict:
+    def delete_account(self, token: Token) -> dict:
         username = self.username_for(token)
         del self.state.accounts[username]
         return {"status": "success"}
 
     @api("ModifyPassword")
-    def modify_password(self, token: str, old_password: str, new_password: str) -> dict:
+    def modify_password(
+        self, token: Token,
+        old_password: Annotated[str, Ref("Accounts", "accounts", "password", where={"token": "{token}"})],
+        new_password: str,
+    ) -> dict:
         username = self.username_for(token)
         record = self.state.accounts[username]
         if record.get("password") != old_password:
@@ -83,8 +109,12 @@ class Accounts(App[AccountsState], RandomSource):
         return {"status": "success"}
 
     @api("ForgotPassword", echo="given", omit_name=True)
-    def forgot_password(self, status: str, username: str | None = None, email: str | None = None,
-                        verification_code: int | None = None, new_password: str | None = None) -> int | str:
+    def forgot_password(
+        self, status: str, username: Username | None = None,
+        email: Annotated[str, Ref("Accounts", "accounts.{username}.email")] | None = None,
+        verification_code: Annotated[int, Ref("Accounts", "verification_code")] | None = None,
+        new_password: str | None = None,
+    ) -> int | str:
         state = self.state
         if status == "Forgot Password":
             if username is None or email is None:
@@ -104,7 +134,10 @@ class Accounts(App[AccountsState], RandomSource):
                 raise ApiError("The new password and verification code are required for the second call.")
             if verification_code != state.verification_code:
                 raise ApiError("The verification code is incorrect.")
-            state.accounts[state.reset_user]["password"] = new_password  # type: ignore[index]
+            record = state.accounts.get(state.reset_user)  # type: ignore[arg-type]
+            if record is None:  # deleted since the first call (the reference raised a KeyError)
+                raise ApiError("The username does not exist.")
+            record["password"] = new_password
             return "success"
         raise ApiError("The status is only 'Forgot Password' or 'Verification Code'.")
 
@@ -119,8 +152,12 @@ class Bank(App[BankState]):
 
     app_name = "BankAccounts"
 
+    def refused(self, result: Any) -> bool:
+        """OpenBankAccount answers a taken account name with "failed" rather than an exception."""
+        return result == "failed"
+
     @api("QueryBalance", mutates=False)
-    def query_balance(self, token: str) -> float:
+    def query_balance(self, token: Token) -> float:
         try:
             username = self.world.app("Accounts").username_for(token)  # type: ignore[attr-defined]
         except ApiError:

@@ -89,8 +89,9 @@ def _literal(value: Any) -> Any:
     return value
 
 
-LiteralList = Annotated[list[Any], BeforeValidator(_literal)]
-LiteralStrList = Annotated[list[str], BeforeValidator(_literal)]
+FROM_LITERAL = BeforeValidator(_literal)  # a list may also arrive as its Python-literal text
+LiteralList = Annotated[list[Any], FROM_LITERAL]
+LiteralStrList = Annotated[list[str], FROM_LITERAL]
 
 
 def strict_time(value: str, fmt: str = TIME_FORMAT) -> str:
@@ -125,6 +126,16 @@ class Records(StateModel):
     """A database of records by key, as API-Bank's init_database files hold them."""
 
     records: dict[str, Any] = {}
+
+
+MAX_KEYWORDS = 1000  # the longest search input; recorded ones are under 100 characters
+
+
+def bounded(text: str, parameter: str, limit: int = MAX_KEYWORDS) -> str:
+    """Search input, refused past `limit` characters: the work of a search grows with its input."""
+    if len(text) > limit:
+        raise ApiError(f"'{parameter}' is too long: {len(text)} characters; a search reads at most {limit}.")
+    return text
 
 
 def jaccard(a: str, b: str) -> float:

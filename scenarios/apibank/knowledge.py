@@ -3,7 +3,8 @@
 History, Wiki, image captions, speech and document QA answer from their databases.
 Dictionary and Translate (network in the reference) answer from a cassette of recorded
 responses, else with "no answer for this query". SearchEngine and ToolSearcher rank with
-BM25 (no downloaded tokenizer or model); a cassette entry for the exact query wins.
+BM25 (no downloaded tokenizer or model; `toolsearch.py`); a cassette entry for the exact
+query wins. Keyword searches refuse input past `base.MAX_KEYWORDS` characters.
 GetToday reads the world's simulated clock, which API-Bank worlds start at 2023-03-31.
 """
 
@@ -14,14 +15,20 @@ import json
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Annotated, Any, TypeVar
 
-from sandbox import App, StateModel
+from sandbox import App, Ref, StateModel
 
-from .base import CATALOG, ApiError, api, pad_year
+from .base import ApiError, api, bounded, pad_year
+from .calculator import calculate
+from .references import Email
+from .toolsearch import Bm25Ranker, ToolRanker, search_tools
 
 _WORD = re.compile(r"\w+|[^\w\s]")
-_EMAIL = re.compile(r"^[a-z0-9]+[._]?[a-z0-9]+@\w+[.]\w{2,3}$")
+# The reference's address rule, ^[a-z0-9]+[._]?[a-z0-9]+@\w+[.]\w{2,3}$, written so that no two
+# parts can match the same characters: the reference's form backtracks in quadratic time
+# (a second on 20,000 letters), this one in linear time, and both accept the same addresses.
+_EMAIL = re.compile(r"^[a-z0-9](?:[a-z0-9]*[._])?[a-z0-9]+@\w+[.]\w{2,3}$")
 
 
 def _tokens(text: str) -> list[str]:
@@ -55,6 +62,22 @@ class Cassette:
         return len(self._entries)
 
 
+S = TypeVar("S", bound=StateModel)
+
+
+class Recorded(App[S]):
+    """An app that answers some APIs from a cassette of recorded responses.
+
+    The cassette is recorded data, fixed for the app's life: it comes through the
+    constructor, and is shared (not copied) by forks.
+    """
+
+    def __init__(self, state: S | Mapping[str, Any] | None = None, *, name: str | None = None,
+                 cassette: Cassette | None = None) -> None:
+        super().__init__(state, name=name)
+        self.cassette = cassette if cassette is not None else Cassette()
+
+
 class KnowledgeState(StateModel):
     history: dict[str, Any] = {}  # "MM-DD" -> list of {Title, Date, Description}
     wiki: dict[str, Any] = {}  # keyword -> {url, summary}
@@ -64,14 +87,13 @@ class KnowledgeState(StateModel):
     documents: dict[str, Any] = {}  # url -> list of {question, answer}
 
 
-class Knowledge(App[KnowledgeState]):
+class Knowledge(Recorded[KnowledgeState]):
     """Look-ups that the reference backs with databases, the network or models."""
 
     app_name = "Knowledge"
-    cassette: Cassette = Cassette()
 
     @api("QueryHistoryToday", mutates=False)
-    def query_history_today(self, date: str) -> list:
+    def query_history_today(self, date: Annotated[str, Ref("Knowledge", "history")]) -> list:
         text = pad_year(date)
         try:
             key = dt.datetime.strptime(text, "%Y-%m-%d").strftime("%m-%d")
@@ -86,8 +108,8 @@ class Knowledge(App[KnowledgeState]):
                 for e in self.state.history[key]]
 
     @api("Wiki", mutates=False)
-    def wiki(self, keyword: str) -> dict:
-        key = keyword.replace("_", " ").strip().lower()
+    def wiki(self, keyword: Annotated[str, Ref("Knowledge", "wiki")]) -> dict:
+        key = bounded(keyword, "keyword").replace("_", " ").strip().lower()
         entry = self.state.wiki.get(key)
         if entry is None:
             raise ApiError("Keyword not found.")
@@ -95,7 +117,7 @@ class Knowledge(App[KnowledgeState]):
 
     @api("SearchEngine", mutates=False)
     def search_engine(self, keyword: str) -> list:
-        recorded = self.cassette.answer("SearchEngine", {"keyword": keyword})
+        recorded = self.cassette.answer("SearchEngine", {"keyword": bounded(keyword, "keyword")})
         if recorded is not None:
             return recorded
         documents = self.state.search.get("raw_documents") or []
@@ -109,7 +131,7 @@ class Knowledge(App[KnowledgeState]):
         return [documents[i] for i in ranking]
 
     @api("ImageCaption", mutates=False)
-    def image_caption(self, url: str) -> str:
+    def image_caption(self, url: Annotated[str, Ref("Knowledge", "images", "url")]) -> str:
         address = url.strip()
         if not address.endswith((".jpg", ".jpeg", ".png")):
             raise ApiError("The url should end with .jpg, .jpeg or .png.")
@@ -119,7 +141,7 @@ class Knowledge(App[KnowledgeState]):
         raise ApiError("The image of this url failed to be processed.")
 
     @api("SpeechRecognition", mutates=False)
-    def speech_recognition(self, url: str) -> str:
+    def speech_recognition(self, url: Annotated[str, Ref("Knowledge", "speech")]) -> str:
         address = url.strip()
         if not address.endswith(".wav"):
             raise ApiError("The url should end with .wav.")
@@ -128,7 +150,7 @@ class Knowledge(App[KnowledgeState]):
         return self.state.speech[address]
 
     @api("DocumentQA", mutates=False)
-    def document_qa(self, url: str, question: str) -> str:
+    def document_qa(self, url: Annotated[str, Ref("Knowledge", "documents")], question: str) -> str:
         address, asked = url.strip(), question.strip()
         if not asked:
             raise ApiError("The question is empty.")
@@ -140,7 +162,7 @@ class Knowledge(App[KnowledgeState]):
 
     @api("Dictionary", mutates=False)
     def dictionary(self, keyword: str) -> Any:
-        recorded = self.cassette.answer("Dictionary", {"keyword": keyword})
+        recorded = self.cassette.answer("Dictionary", {"keyword": bounded(keyword, "keyword")})
         if recorded is None:
             raise ApiError(f"No offline answer for the keyword {keyword!r}.")
         return recorded
@@ -153,11 +175,15 @@ class Knowledge(App[KnowledgeState]):
         return recorded
 
 
-class Utilities(App[StateModel]):
+class Utilities(Recorded[StateModel]):
     """Stateless helpers: calculator, date, music, e-mail, and the API catalogue search."""
 
     app_name = "Utilities"
-    cassette: Cassette = Cassette()
+
+    def __init__(self, state: StateModel | Mapping[str, Any] | None = None, *, name: str | None = None,
+                 cassette: Cassette | None = None, ranker: ToolRanker | None = None) -> None:
+        super().__init__(state, name=name, cassette=cassette)
+        self.ranker: ToolRanker = ranker if ranker is not None else Bm25Ranker()
 
     @api("Calculator", mutates=False)
     def calculator(self, formula: str) -> float:
@@ -175,7 +201,7 @@ class Utilities(App[StateModel]):
         return f"music://{name}"
 
     @api("SendEmail", mutates=False)
-    def send_email(self, receiver: str, subject: str, content: str) -> str:
+    def send_email(self, receiver: Email, subject: str, content: str) -> str:
         if not _EMAIL.match(receiver.strip()):
             raise ApiError("Email address of the receiver is invalid.")
         if not subject.strip():
@@ -186,99 +212,6 @@ class Utilities(App[StateModel]):
 
     @api("ToolSearcher", mutates=False)
     def tool_searcher(self, keywords: str) -> Any:
-        recorded = self.cassette.answer("ToolSearcher", {"keywords": keywords})
-        return recorded if recorded is not None else search_tools(keywords)
+        recorded = self.cassette.answer("ToolSearcher", {"keywords": bounded(keywords, "keywords")})
+        return recorded if recorded is not None else search_tools(keywords, 1, self.ranker)
 
-
-def search_tools(keywords: str, level: int = 1) -> Any:
-    """The best-matching API-Bank API for some keywords (BM25 over names and descriptions).
-
-    As in the reference, a match that takes a token comes with GetUserToken first.
-    """
-    from rank_bm25 import BM25Okapi
-
-    entries = [e for (name, found), e in CATALOG.items() if found == level and name != "ToolSearcher"]
-    texts = [_search_text(e.name, e.description) for e in entries]
-    scores = BM25Okapi([_tokens(t) for t in texts]).get_scores(_tokens(keywords))
-    best = max(range(len(entries)), key=lambda i: scores[i])
-    if scores[best] <= 0:
-        raise ApiError("No API matches these keywords.")
-    match = _record(entries[best])
-    if "token" in entries[best].input_parameters and level == 1:
-        token_api = CATALOG[("GetUserToken", 1)]
-        return [{**_record(token_api), "desc_for_search": _search_text(token_api.name, token_api.description)},
-                match]
-    return match
-
-
-def _search_text(name: str, description: str) -> str:
-    spaced = "".join(f" {c.lower()}" if c.isupper() else c for c in name).strip()
-    return spaced + description
-
-
-def _record(entry: Any) -> dict[str, Any]:
-    return {"name": entry.name, "description": entry.description,
-            "input_parameters": {k: dict(v) for k, v in entry.input_parameters.items()},
-            "output_parameters": {k: dict(v) for k, v in entry.output_parameters.items()}}
-
-
-def calculate(formula: str) -> float:
-    """+ - * / and parentheses on non-negative integers, as API-Bank's Calculator accepts them.
-
-    Validation and messages follow the reference; evaluation is a proper parser, so a
-    leading sign or nested parentheses work (the reference looped forever or failed).
-    """
-    text = formula.replace(" ", "")
-    operators = sum(text.count(op) for op in "+-*/")
-    if (not text or any(c not in "0123456789+-*/()" for c in text) or text.count("(") != text.count(")")
-            or operators == 0 or operators + 1 == len(text)):
-        raise ApiError("invalid formula")
-    tokens = re.findall(r"\d+|[-+*/()]", text)
-    position = 0
-
-    def peek() -> str | None:
-        return tokens[position] if position < len(tokens) else None
-
-    def take() -> str:
-        nonlocal position
-        if position >= len(tokens):
-            raise ApiError("invalid formula")
-        position += 1
-        return tokens[position - 1]
-
-    def expression() -> float:
-        value = term()
-        while peek() in ("+", "-"):
-            value = value + term() if take() == "+" else value - term()
-        return value
-
-    def term() -> float:
-        value = factor()
-        while peek() in ("*", "/"):
-            operator, right = take(), factor()
-            if operator == "*":
-                value *= right
-            elif right == 0:
-                raise ApiError("float division by zero")
-            else:
-                value /= right
-        return value
-
-    def factor() -> float:
-        token = take()
-        if token == "(":
-            value = expression()
-            if take() != ")":
-                raise ApiError("invalid formula")
-            return value
-        if token in ("+", "-"):
-            value = factor()
-            return value if token == "+" else -value
-        if token.isdigit():
-            return float(token)
-        raise ApiError("invalid formula")
-
-    result = expression()
-    if position != len(tokens):
-        raise ApiError("invalid formula")
-    return result

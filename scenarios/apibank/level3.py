@@ -8,12 +8,15 @@ are the reference's; its stateful bugs are fixed (docs/compatibility.md).
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+import sys
+from collections.abc import Mapping
+from typing import Annotated, Any
 
-from sandbox import App, StateModel
+from sandbox import App, Ref, StateModel
 
-from .base import TIME_FORMAT, ApiError, LiteralList, LiteralStrList, api, strict_time
-from .knowledge import calculate, search_tools
+from .base import FROM_LITERAL, TIME_FORMAT, ApiError, LiteralStrList, api, strict_time
+from .calculator import calculate
+from .toolsearch import Bm25Ranker, ToolRanker, search_tools
 
 
 def _people() -> dict[str, Any]:
@@ -85,17 +88,44 @@ class Level3State(StateModel):
                                    "Jerry": ["Comedy", "Drama", "Romance"]}
 
 
-def _lookup(table: dict[str, Any], key: Any) -> Any:
+def _lookup(table: dict[str, Any], key: str) -> Any:
     """The reference answers an unknown key with the key's repr as its exception text."""
     if key not in table:
         raise ApiError(repr(key))
     return table[key]
 
 
+def _id_key(number: int) -> str:
+    """The table key of an integer id.
+
+    Python refuses to write out an integer of more than `sys.get_int_max_str_digits()`
+    digits; no id is that long, so such an id is refused rather than crashing the lookup.
+    """
+    try:
+        return str(number)
+    except ValueError:
+        raise ApiError(f"The id has more than {sys.get_int_max_str_digits()} digits; no such id exists.") from None
+
+
+# What the services' parameters name in their tables: an account and its password, a
+# meeting time (written as the APIs expect it), flights' cities and days, places, hotels,
+# coordinates of the weather table, posts, genres, organizations and members.
+Level3User = Annotated[str, Ref("Level3", "accounts")]
+Level3Password = Annotated[str, Ref("Level3", "accounts.{username}.password")]
+MeetingTime = Annotated[str, Ref("Level3", "meetings.*", "meeting_time")]
+Member = Annotated[str, Ref("Level3", "meetings")]
+Genres = Annotated[list[Annotated[Any, Ref("Level3", "genres")]], FROM_LITERAL]
+
+
 class Level3(App[Level3State]):
     """The level-3 services."""
 
     app_name = "Level3"
+
+    def __init__(self, state: Level3State | Mapping[str, Any] | None = None, *, name: str | None = None,
+                 ranker: ToolRanker | None = None) -> None:
+        super().__init__(state, name=name)
+        self.ranker: ToolRanker = ranker if ranker is not None else Bm25Ranker()
 
     def _user(self, username: str, password: str) -> dict[str, Any]:
         record = self.state.accounts.get(username)
@@ -104,17 +134,17 @@ class Level3(App[Level3State]):
         return record
 
     @api("AccountInfo", level=3, mutates=False)
-    def account_info(self, username: str, password: str) -> dict:
+    def account_info(self, username: Level3User, password: Level3Password) -> dict:
         record = self._user(username, password)
         return {key: value for key, value in record.items() if key != "password"}
 
     @api("PersonalInfoUpdate", level=3)
-    def personal_info_update(self, username: str, password: str, address: str) -> dict:
+    def personal_info_update(self, username: Level3User, password: Level3Password, address: str) -> dict:
         self._user(username, password)["address"] = address
         return {"status": "success"}
 
     @api("AddMeeting", level=3)
-    def add_meeting(self, meeting_topic: str, start_time: str, end_time: str, location: str,
+    def add_meeting(self, meeting_topic: str, start_time: MeetingTime, end_time: MeetingTime, location: str,
                     attendees: LiteralStrList) -> str:
         strict_time(start_time)
         strict_time(end_time)
@@ -125,7 +155,7 @@ class Level3(App[Level3State]):
         return "success"
 
     @api("QueryMeeting", level=3, mutates=False)
-    def query_meeting(self, user_name: str) -> dict:
+    def query_meeting(self, user_name: Member) -> dict:
         return {"meetings": _lookup(self.state.meetings, user_name)}
 
     @api("Calculator", level=3, mutates=False)
@@ -134,7 +164,7 @@ class Level3(App[Level3State]):
 
     @api("ToolSearcher", level=3, mutates=False)
     def tool_searcher(self, keywords: str) -> Any:
-        return search_tools(keywords, level=3)
+        return search_tools(keywords, 3, self.ranker)
 
     @api("ClothingRecommendation", level=3, mutates=False)
     def clothing_recommendation(self, temperature: float, humidity: float, weather_conditions: str) -> dict:
@@ -154,32 +184,39 @@ class Level3(App[Level3State]):
         return {"clothing_options": options}
 
     @api("EmailReminder", level=3, mutates=False)
-    def email_reminder(self, content: str, time: str, location: str, recipient: str) -> str:
+    def email_reminder(self, content: str, time: MeetingTime, location: str, recipient: str) -> str:
         strict_time(time, TIME_FORMAT)
         if content.strip() == "":
             raise ApiError("Content should not be empty")
         return "success"
 
     @api("FlightSearch", level=3, mutates=False)
-    def flight_search(self, source: str, destination: str, travel_dates: str) -> dict:
+    def flight_search(
+        self, source: Annotated[str, Ref("Level3", "flights", "source")],
+        destination: Annotated[str, Ref("Level3", "flights", "destination", where={"source": "{source}"})],
+        travel_dates: Annotated[str, Ref("Level3", "flights", "departure_date", extract=r"^\d{4}-\d{2}-\d{2}")],
+    ) -> dict:
         day = strict_time(travel_dates, "%Y-%m-%d")
         flights = [flight for flight in self.state.flights if flight["source"] == source
                    and flight["destination"] == destination and flight["departure_date"][:10] == day]
         return {"flights": flights}
 
     @api("Geocoding", level=3, mutates=False)
-    def geocoding(self, address: str) -> dict:
+    def geocoding(self, address: Annotated[str, Ref("Level3", "places")]) -> dict:
         latitude, longitude = _lookup(self.state.places, address)
         return {"latitude": latitude, "longitude": longitude}
 
     @api("GetOccupationSalary", level=3, mutates=False)
-    def get_occupation_salary(self, occupation: str) -> dict:
+    def get_occupation_salary(self, occupation: Annotated[str, Ref("Level3", "salaries")]) -> dict:
         if occupation not in self.state.salaries:
             raise ApiError("The occupation is not in the database.")
         return {"salary": self.state.salaries[occupation]}
 
     @api("GetWeatherForCoordinates", level=3, mutates=False)
-    def get_weather_for_coordinates(self, latitude: float, longitude: float) -> dict:
+    def get_weather_for_coordinates(
+        self, latitude: Annotated[float, Ref("Level3", "weather", "at.0")],
+        longitude: Annotated[float, Ref("Level3", "weather", "at.1", where={"at.0": "{latitude}"})],
+    ) -> dict:
         for entry in self.state.weather:
             if entry["at"] == [latitude, longitude]:
                 return {"temperature": entry["temperature"], "humidity": entry["humidity"],
@@ -187,7 +224,11 @@ class Level3(App[Level3State]):
         raise ApiError("No weather data for these coordinates.")
 
     @api("HotelAvailability", level=3, mutates=False)
-    def hotel_availability(self, destination: str, check_in_date: str, check_out_date: str) -> dict:
+    def hotel_availability(
+        self, destination: Annotated[str, Ref("Level3", "hotels", "destination")],
+        check_in_date: Annotated[str, Ref("Level3", "hotels", "check_in_date")],
+        check_out_date: Annotated[str, Ref("Level3", "hotels", "check_out_date")],
+    ) -> dict:
         start = dt.datetime.strptime(strict_time(check_in_date, "%Y-%m-%d"), "%Y-%m-%d")
         end = dt.datetime.strptime(strict_time(check_out_date, "%Y-%m-%d"), "%Y-%m-%d")
         hotels = [hotel for hotel in self.state.hotels.values() if hotel["destination"] == destination
@@ -196,13 +237,17 @@ class Level3(App[Level3State]):
         return {"hotels": hotels}
 
     @api("LikeCount", level=3, mutates=False)
-    def like_count(self, post_id: int) -> dict:
-        if str(post_id) not in self.state.likes:
-            raise ApiError(f"Post with ID {post_id} does not exist.")
-        return {"like_count": self.state.likes[str(post_id)]}
+    def like_count(self, post_id: Annotated[int, Ref("Level3", "likes")]) -> dict:
+        key = _id_key(post_id)
+        if key not in self.state.likes:
+            raise ApiError(f"Post with ID {key} does not exist.")
+        return {"like_count": self.state.likes[key]}
 
     @api("MovieRecommendations", level=3, mutates=False)
-    def movie_recommendations(self, preferences: LiteralList) -> dict:
+    def movie_recommendations(self, preferences: Genres) -> dict:
+        # The catalogue declares a bare `list`; only genre names (strings) can name a genre.
+        if not all(isinstance(genre, str) for genre in preferences):
+            raise ApiError("Each preference must be a genre name (a string).")
         return {"recommended_movies": [movie for genre in preferences for movie in _lookup(self.state.genres,
                                                                                              genre)]}
 
@@ -212,7 +257,7 @@ class Level3(App[Level3State]):
         return {"restaurants": self.state.restaurants}
 
     @api("OrganizationMembers", level=3, mutates=False)
-    def organization_members(self, organization: str) -> dict:
+    def organization_members(self, organization: Annotated[str, Ref("Level3", "organizations")]) -> dict:
         return {"members": _lookup(self.state.organizations, organization)}
 
     @api("TaxCalculator", level=3, mutates=False)
@@ -234,19 +279,19 @@ class Level3(App[Level3State]):
         return {"salary_after_tax": salary - salary * rate}
 
     @api("TravelStatus", level=3, mutates=False)
-    def travel_status(self, member_name: str) -> str:
+    def travel_status(self, member_name: Annotated[str, Ref("Level3", "statuses")]) -> str:
         return _lookup(self.state.statuses, member_name)
 
     @api("UserPosts", level=3, mutates=False)
-    def user_posts(self, user_id: int) -> dict:
-        return {"post_ids": _lookup(self.state.posts, str(user_id))}
+    def user_posts(self, user_id: Annotated[int, Ref("Level3", "posts")]) -> dict:
+        return {"post_ids": _lookup(self.state.posts, _id_key(user_id))}
 
     @api("UserWatchedMovies", level=3, mutates=False)
-    def user_watched_movies(self, user_name: str) -> list:
+    def user_watched_movies(self, user_name: Annotated[str, Ref("Level3", "watched")]) -> list:
         if user_name not in self.state.watched:
             raise ApiError("User not found.")
         return self.state.watched[user_name]
 
     @api("UserMoviePreferences", level=3, mutates=False)
-    def user_movie_preferences(self, user_name: str) -> dict:
+    def user_movie_preferences(self, user_name: Annotated[str, Ref("Level3", "preferences")]) -> dict:
         return {"preferences": _lookup(self.state.preferences, user_name)}

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from sandbox import App
 
 from .base import ApiError, LiteralStrList, Records, api, strict_time
+from .references import Token, owned, recorded
 
 
 class _Gated(App[Records]):
@@ -43,7 +44,8 @@ class Agenda(_Gated):
     app_name = "Agenda"
 
     @api("AddAgenda")
-    def add_agenda(self, token: str, content: str, time: str, location: str) -> str:
+    def add_agenda(self, token: Token, content: str, time: Annotated[str, recorded("Agenda", "time")],
+                   location: str) -> str:
         strict_time(time)
         if content.strip() == "":
             raise ApiError("Content should not be null")
@@ -53,7 +55,9 @@ class Agenda(_Gated):
         return "success"
 
     @api("DeleteAgenda")
-    def delete_agenda(self, token: str, content: str, time: str, location: str) -> str:
+    def delete_agenda(self, token: Token, content: Annotated[str, owned("Agenda", "content")],
+                      time: Annotated[str, owned("Agenda", "time")],
+                      location: Annotated[str, owned("Agenda", "location")]) -> str:
         if time:
             strict_time(time)
         found = self.find_any(self.user(token), content=content, time=time)
@@ -66,7 +70,9 @@ class Agenda(_Gated):
         return "success"
 
     @api("ModifyAgenda")
-    def modify_agenda(self, token: str, content: str, time: str, location: str) -> str:
+    def modify_agenda(self, token: Token, content: Annotated[str, owned("Agenda", "content")],
+                      time: Annotated[str, owned("Agenda", "time")],
+                      location: Annotated[str, owned("Agenda", "location")]) -> str:
         if time:
             strict_time(time)
         username = self.user(token)
@@ -82,7 +88,9 @@ class Agenda(_Gated):
         raise ApiError("Error")
 
     @api("QueryAgenda", mutates=False)
-    def query_agenda(self, token: str, content: str, time: str, location: str) -> dict:
+    def query_agenda(self, token: Token, content: Annotated[str, owned("Agenda", "content")],
+                     time: Annotated[str, owned("Agenda", "time")],
+                     location: Annotated[str, owned("Agenda", "location")]) -> dict:
         if time:
             strict_time(time)
         found = self.find_any(self.user(token), content=content, time=time)
@@ -101,14 +109,14 @@ class Alarm(_Gated):
     app_name = "Alarm"
 
     @api("AddAlarm")
-    def add_alarm(self, token: str, time: str) -> str:
+    def add_alarm(self, token: Token, time: Annotated[str, recorded("Alarm", "time")]) -> str:
         strict_time(time)
         username = self.user(token)
         self.state.records[self.next_key_by_count()] = {"username": username, "time": time}
         return "success"
 
     @api("DeleteAlarm")
-    def delete_alarm(self, token: str, time: str) -> str:
+    def delete_alarm(self, token: Token, time: Annotated[str, owned("Alarm", "time")]) -> str:
         strict_time(time)
         found = self.find_any(self.user(token), time=time)
         if found is None:
@@ -117,7 +125,8 @@ class Alarm(_Gated):
         return "success"
 
     @api("ModifyAlarm")
-    def modify_alarm(self, token: str, from_time: str, to_time: str) -> str:
+    def modify_alarm(self, token: Token, from_time: Annotated[str, owned("Alarm", "time")],
+                     to_time: Annotated[str, recorded("Alarm", "time")]) -> str:
         strict_time(from_time)
         strict_time(to_time)
         username = self.user(token)
@@ -128,7 +137,7 @@ class Alarm(_Gated):
         return "success"
 
     @api("QueryAlarm", mutates=False)
-    def query_alarm(self, token: str, time: str) -> dict:
+    def query_alarm(self, token: Token, time: Annotated[str, owned("Alarm", "time")]) -> dict:
         strict_time(time)
         found = self.find_any(self.user(token), time=time)
         if found is None:
@@ -148,7 +157,7 @@ class Reminder(_Gated):
         return self.find_any(self.user(token), content=content, time=time)
 
     @api("AddReminder")
-    def add_reminder(self, token: str, content: str, time: str) -> str:
+    def add_reminder(self, token: Token, content: str, time: Annotated[str, recorded("Reminder", "time")]) -> str:
         strict_time(time)
         if content.strip() == "":
             raise ApiError("Content should not be null")
@@ -157,7 +166,8 @@ class Reminder(_Gated):
         return "success"
 
     @api("DeleteReminder")
-    def delete_reminder(self, token: str, content: str, time: str) -> str:
+    def delete_reminder(self, token: Token, content: Annotated[str, owned("Reminder", "content")],
+                        time: Annotated[str, owned("Reminder", "time")]) -> str:
         found = self._checked(token, content, time)
         if found is None:
             raise ApiError(f"You have no reminder about {content} or at time : {time}")
@@ -165,7 +175,8 @@ class Reminder(_Gated):
         return "success"
 
     @api("ModifyReminder")
-    def modify_reminder(self, token: str, content: str, time: str) -> str:
+    def modify_reminder(self, token: Token, content: Annotated[str, owned("Reminder", "content")],
+                        time: Annotated[str, owned("Reminder", "time")]) -> str:
         found = self._checked(token, content, time)
         if found is None:
             raise ApiError(f"You have no reminder about {content} or at time : {time}")
@@ -174,7 +185,8 @@ class Reminder(_Gated):
         return "success"
 
     @api("QueryReminder", mutates=False)
-    def query_reminder(self, token: str, content: str, time: str) -> dict:
+    def query_reminder(self, token: Token, content: Annotated[str, owned("Reminder", "content")],
+                       time: Annotated[str, owned("Reminder", "time")]) -> dict:
         found = self._checked(token, content, time)
         if found is None:
             raise ApiError(f"You have no reminder about {content} or at time : {time}")
@@ -203,7 +215,9 @@ class Meeting(_Gated):
         return ApiError(f"You have no meeting at time : {start_time}")
 
     @api("AddMeeting")
-    def add_meeting(self, token: str, meeting_topic: str, start_time: str, end_time: str, location: str,
+    def add_meeting(self, token: Token, meeting_topic: str,
+                    start_time: Annotated[str, recorded("Meeting", "start_time")],
+                    end_time: Annotated[str, recorded("Meeting", "end_time")], location: str,
                     attendees: LiteralStrList) -> str:
         strict_time(start_time)
         strict_time(end_time)
@@ -216,7 +230,10 @@ class Meeting(_Gated):
         return "success"
 
     @api("DeleteMeeting")
-    def delete_meeting(self, token: str, meeting_topic: str, start_time: str, end_time: str, location: str,
+    def delete_meeting(self, token: Token, meeting_topic: Annotated[str, owned("Meeting", "meeting_topic")],
+                       start_time: Annotated[str, owned("Meeting", "start_time")],
+                       end_time: Annotated[str, owned("Meeting", "end_time")],
+                       location: Annotated[str, owned("Meeting", "location")],
                        attendees: LiteralStrList) -> str:
         found = self._checked(token, meeting_topic, start_time, end_time)
         if found is None:
@@ -225,7 +242,10 @@ class Meeting(_Gated):
         return "success"
 
     @api("ModifyMeeting")
-    def modify_meeting(self, token: str, meeting_topic: str, start_time: str, end_time: str, location: str,
+    def modify_meeting(self, token: Token, meeting_topic: Annotated[str, owned("Meeting", "meeting_topic")],
+                       start_time: Annotated[str, owned("Meeting", "start_time")],
+                       end_time: Annotated[str, owned("Meeting", "end_time")],
+                       location: Annotated[str, owned("Meeting", "location")],
                        attendees: LiteralStrList) -> str:
         found = self._checked(token, meeting_topic, start_time, end_time)
         if found is None:
@@ -239,7 +259,10 @@ class Meeting(_Gated):
         return "success"
 
     @api("QueryMeeting", mutates=False)
-    def query_meeting(self, token: str, meeting_topic: str, start_time: str, end_time: str, location: str,
+    def query_meeting(self, token: Token, meeting_topic: Annotated[str, owned("Meeting", "meeting_topic")],
+                      start_time: Annotated[str, owned("Meeting", "start_time")],
+                      end_time: Annotated[str, owned("Meeting", "end_time")],
+                      location: Annotated[str, owned("Meeting", "location")],
                       attendees: LiteralStrList) -> dict:
         found = self._checked(token, meeting_topic, start_time, end_time)
         if found is None:

@@ -20,6 +20,7 @@ from typing import Any
 from sandbox import CallRecord, World
 
 from ..family import ReplayReport
+from .accounts import RandomSource
 from .checks import check_call, explain
 from .dialogues import Dialogue, load_dialogues
 from .knowledge import Cassette
@@ -51,9 +52,9 @@ def envelope(world: World, record: CallRecord) -> dict[str, Any]:
                 aliases.update({alias: field for alias in choices if isinstance(alias, str) and alias != field})
         given = {}
         for key in raw:
-            field = aliases.get(key, key)
-            if field in validated:
-                given[key] = validated.pop(field)
+            name = aliases.get(key, key)
+            if name in validated:
+                given[key] = validated.pop(name)
         if meta.get("echo") != "given":
             given.update(validated)
     result: dict[str, Any] = {}
@@ -148,10 +149,11 @@ def queue_recorded_random(world: World, api_name: str, result: Mapping[str, Any]
     output = result.get("output")
     if source is None or not output:
         return
-    app, key = source
+    name, key = source
     value = output.get(key) if key and isinstance(output, Mapping) else output
-    if isinstance(value, str):
-        world.app(app).queue(value)  # type: ignore[attr-defined]
+    app = world.app(name)
+    if isinstance(value, str) and isinstance(app, RandomSource):
+        app.queue(value)
 
 
 def replay(data: str | Path, *, cassette: bool = True, recorded_data: bool = True,

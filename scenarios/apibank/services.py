@@ -7,10 +7,22 @@ from typing import Annotated, Any
 
 from pydantic import AliasChoices, Field
 
-from sandbox import App, StateModel
+from sandbox import App, Ref, StateModel
 
-from .accounts import RandomSource
-from .base import DATE_FORMAT, TIME_FORMAT, ApiError, LiteralList, Records, api, normalize_date, pad_year, strict_time
+from .accounts import RandomSource, RecordedDraws
+from .base import (
+    DATE_FORMAT,
+    FROM_LITERAL,
+    TIME_FORMAT,
+    ApiError,
+    LiteralList,
+    Records,
+    api,
+    normalize_date,
+    pad_year,
+    strict_time,
+)
+from .references import recorded
 
 
 def _normalized_or_none(value: str, fmt: str) -> str | None:
@@ -20,13 +32,30 @@ def _normalized_or_none(value: str, fmt: str) -> str | None:
         return None
 
 
-class Hospital(App[Records], RandomSource):
+class HospitalState(Records, RecordedDraws):
+    """Appointments by id, and the appointment ids a replay queued."""
+
+
+# What the APIs' parameters name in the state: an appointment, a date written as the
+# APIs expect it, a doctor, a patient; a health record's user and times; a scene and the
+# devices in scenes; a switch and its times; a stock and its dates.
+AppointmentId = Annotated[str, Ref("Hospital", "records")]
+AppointmentDate = Annotated[str, recorded("Hospital", "date")]
+Doctor = Annotated[str, recorded("Hospital", "doctor_name")]
+HealthUser = Annotated[str, Ref("Health", "health")]
+HealthTime = Annotated[str, Ref("Health", "health.{user_id}", "time"), Ref("Health", "health.*", "time")]
+Symptom = Annotated[str, Ref("Health", "symptoms")]
+SceneName = Annotated[str, Ref("SmartHome", "scenes")]
+Devices = Annotated[list[Annotated[Any, Ref("SmartHome", "scenes.*")]], FROM_LITERAL]
+
+
+class Hospital(RandomSource[HospitalState]):
     """Doctor appointments (Appointments.json)."""
 
     app_name = "Hospital"
 
     @api("AppointmentRegistration")
-    def appointment_registration(self, patient_name: str, date: str, doctor_name: str) -> str:
+    def appointment_registration(self, patient_name: str, date: AppointmentDate, doctor_name: Doctor) -> str:
         patient, doctor = patient_name.strip(), doctor_name.strip()
         if not patient or not doctor:
             raise ApiError("Patient name or doctor name cannot be empty.")
@@ -45,15 +74,15 @@ class Hospital(App[Records], RandomSource):
         return appointment_id
 
     @api("CancelRegistration")
-    def cancel_registration(self, appointment_id: str) -> str:
+    def cancel_registration(self, appointment_id: AppointmentId) -> str:
         if appointment_id not in self.state.records:
             raise ApiError("The appointment ID is incorrect.")
         del self.state.records[appointment_id]
         return "success"
 
     @api("ModifyRegistration")
-    def modify_registration(self, appointment_id: str, new_appointment_date: str | None = None,
-                            new_appointment_doctor: str | None = None) -> str:
+    def modify_registration(self, appointment_id: AppointmentId, new_appointment_date: AppointmentDate | None = None,
+                            new_appointment_doctor: Doctor | None = None) -> str:
         key = appointment_id.strip()
         record = self.state.records.get(key)
         if record is None:
@@ -84,7 +113,10 @@ class Hospital(App[Records], RandomSource):
         return "success"
 
     @api("QueryRegistration", mutates=False)
-    def query_registration(self, patient_name: str, date: str) -> dict:
+    def query_registration(
+        self, patient_name: Annotated[str, recorded("Hospital", "patient_name")],
+        date: Annotated[str, Ref("Hospital", "records", "date", where={"patient_name": "{patient_name}"})],
+    ) -> dict:
         patient, day = patient_name.strip(), normalize_date(date)
         found = {key: record for key, record in self.state.records.items()
                  if record.get("patient_name") == patient
@@ -105,7 +137,7 @@ class Health(App[HealthState]):
     app_name = "Health"
 
     @api("RecordHealthData")
-    def record_health_data(self, user_id: str, time: str, health_data: LiteralList) -> str:
+    def record_health_data(self, user_id: HealthUser, time: HealthTime, health_data: LiteralList) -> str:
         user = user_id.upper().strip()
         if not user:
             raise ApiError("The user id cannot be empty.")
@@ -114,7 +146,7 @@ class Health(App[HealthState]):
             raise ApiError("The health data cannot be empty.")
         names: set[str] = set()
         for item in health_data:
-            if not isinstance(item, dict) or "name" not in item:
+            if not isinstance(item, dict) or not isinstance(item.get("name"), str):
                 raise ApiError("The health data has invalid format.")
             if item["name"] in names:
                 raise ApiError("The health data cannot contain duplicate items.")
@@ -131,7 +163,7 @@ class Health(App[HealthState]):
         return "success"
 
     @api("QueryHealthData", mutates=False)
-    def query_health_data(self, user_id: str, start_time: str, end_time: str) -> list:
+    def query_health_data(self, user_id: HealthUser, start_time: HealthTime, end_time: HealthTime) -> list:
         user = user_id.upper().strip()
         if not user:
             raise ApiError("The user id cannot be empty.")
@@ -160,11 +192,11 @@ class Health(App[HealthState]):
         return self.state.symptoms[key]
 
     @api("SymptomSearch", mutates=False)
-    def symptom_search(self, symptom: str) -> list:
+    def symptom_search(self, symptom: Symptom) -> list:
         return [{"name": item["name"], "description": item["description"]} for item in self._symptom(symptom)]
 
     @api("EmergencyKnowledge", mutates=False)
-    def emergency_knowledge(self, symptom: str) -> list:
+    def emergency_knowledge(self, symptom: Symptom) -> list:
         return [{"name": item["name"], "aid": item["aid"]} for item in self._symptom(symptom)]
 
 
@@ -181,7 +213,8 @@ class HomeState(StateModel):
     switches: dict[str, Any] = {}  # device -> list of {time, on}
 
 
-DeviceName = Annotated[str, Field(validation_alias=AliasChoices("name", "device_id"))]
+DeviceName = Annotated[str, Field(validation_alias=AliasChoices("name", "device_id")), Ref("SmartHome", "switches")]
+SwitchTime = Annotated[str, Ref("SmartHome", "switches.{name}", "time"), Ref("SmartHome", "switches.*", "time")]
 
 
 class SmartHome(App[HomeState]):
@@ -211,7 +244,7 @@ class SmartHome(App[HomeState]):
         return sorted(cleaned, key=lambda d: d["name"])
 
     @api("AddScene")
-    def add_scene(self, name: str, devices: LiteralList) -> str:
+    def add_scene(self, name: str, devices: Devices) -> str:
         key, cleaned = self._scene_name(name), self._devices(devices)
         if key in self.state.scenes:
             raise ApiError("Scene name already exists.")
@@ -219,7 +252,7 @@ class SmartHome(App[HomeState]):
         return "success"
 
     @api("ModifyScene")
-    def modify_scene(self, name: str, devices: LiteralList) -> str:
+    def modify_scene(self, name: SceneName, devices: Devices) -> str:
         key, cleaned = self._scene_name(name), self._devices(devices)
         if key not in self.state.scenes:
             raise ApiError("The scene does not exist.")
@@ -227,14 +260,14 @@ class SmartHome(App[HomeState]):
         return "success"
 
     @api("QueryScene", mutates=False)
-    def query_scene(self, name: str) -> list:
+    def query_scene(self, name: SceneName) -> list:
         key = self._scene_name(name)
         if key not in self.state.scenes:
             raise ApiError("Scene not found.")
         return self.state.scenes[key]
 
     @api("DeleteScene")
-    def delete_scene(self, name: str) -> str:
+    def delete_scene(self, name: SceneName) -> str:
         key = self._scene_name(name)
         if key not in self.state.scenes:
             raise ApiError("The scene does not exist.")
@@ -242,7 +275,7 @@ class SmartHome(App[HomeState]):
         return "success"
 
     @api("TimedSwitch")
-    def timed_switch(self, name: DeviceName, time: str, on: bool) -> str:
+    def timed_switch(self, name: DeviceName, time: SwitchTime, on: bool) -> str:
         device = name.strip().lower()
         if not device:
             raise ApiError("Name cannot be empty.")
@@ -256,7 +289,7 @@ class SmartHome(App[HomeState]):
         return "success"
 
     @api("CancelTimedSwitch")
-    def cancel_timed_switch(self, name: DeviceName, time: str) -> str:
+    def cancel_timed_switch(self, name: DeviceName, time: SwitchTime) -> str:
         device = name.strip().lower()
         if not device:
             raise ApiError("name cannot be empty.")
@@ -281,7 +314,8 @@ class Hotel(App[HotelState]):
     app_name = "Hotel"
 
     @api("BookHotel")
-    def book_hotel(self, hotel_name: str, check_in_time: str, check_out_time: str, room_count: int,
+    def book_hotel(self, hotel_name: str, check_in_time: Annotated[str, Ref("Hotel", "orders", "check_in_time")],
+                   check_out_time: Annotated[str, Ref("Hotel", "orders", "check_out_time")], room_count: int,
                    adult_count: int, child_count: int) -> str:
         check_in = dt.datetime.strptime(strict_time(check_in_time, DATE_FORMAT), DATE_FORMAT)
         check_out = dt.datetime.strptime(strict_time(check_out_time, DATE_FORMAT), DATE_FORMAT)
@@ -312,7 +346,8 @@ class Stock(App[StockState]):
     app_name = "Stock"
 
     @api("QueryStock", mutates=False)
-    def query_stock(self, stock_code: str, date: str) -> float:
+    def query_stock(self, stock_code: Annotated[str, Ref("Stock", "prices")],
+                    date: Annotated[str, Ref("Stock", "prices.{stock_code}")]) -> float:
         code = stock_code.strip().upper()
         if not code:
             raise ApiError("The stock code cannot be empty.")

@@ -7,12 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sandbox import World
+from sandbox import App, World
 
 from .accounts import Accounts, Bank
 from .knowledge import Cassette, Knowledge, Utilities
 from .personal import Agenda, Alarm, Meeting, Reminder
 from .services import Health, Hospital, Hotel, SmartHome, Stock
+from .toolsearch import ToolRanker
 
 TODAY = dt.datetime(2023, 3, 31, 9, 0, 0)  # the date API-Bank's GetToday is pinned to
 DEFAULT_DATA = Path(__file__).with_name("default_data.json")
@@ -44,26 +45,25 @@ def read_database(folder: Path | None) -> dict[str, dict[str, Any]]:
 
 
 def apibank_world(init_database: str | Path | None = None, *, seed: int = 0, cassette: Cassette | None = None,
-                  today: dt.datetime = TODAY, level: int = 1) -> World:
+                  today: dt.datetime = TODAY, level: int = 1, ranker: ToolRanker | None = None) -> World:
     """A world with API-Bank's APIs: the 53 of `apis/` (level 1, what the level-1 and -2
     dialogues use), or the 22 of `lv3_apis/` (level 3). Together the 73 of the paper's count.
 
     `init_database`: API-Bank's init_database folder, or None for the bundled default data
     (level 3 keeps its own tables). `cassette`: recorded responses for the APIs that the
     reference answers from the network or a model (ToolSearcher, Dictionary, Translate,
-    SearchEngine).
+    SearchEngine). `ranker`: how ToolSearcher ranks the APIs when no recording answers
+    (default BM25; `toolsearch.EmbeddingRanker` with a model on disk).
     """
     if level == 3:
         from .level3 import Level3
 
-        return World([Level3()], seed=seed, start=today)
+        return World([Level3(ranker=ranker)], seed=seed, start=today)
     if level != 1:
         raise ValueError("level must be 1 (apis/) or 3 (lv3_apis/)")
-    apps = [Accounts(), Bank(), Agenda(), Alarm(), Reminder(), Meeting(), Hospital(), Health(), SmartHome(),
-            Hotel(), Stock(), Knowledge(), Utilities()]
+    apps: list[App[Any]] = [Accounts(), Bank(), Agenda(), Alarm(), Reminder(), Meeting(), Hospital(), Health(),
+                            SmartHome(), Hotel(), Stock(), Knowledge(cassette=cassette),
+                            Utilities(cassette=cassette, ranker=ranker)]
     world = World(apps, seed=seed, start=today)
     world.load(read_database(None if init_database is None else Path(init_database)))
-    if cassette is not None:
-        world.app("Knowledge").cassette = cassette  # type: ignore[attr-defined]
-        world.app("Utilities").cassette = cassette  # type: ignore[attr-defined]
     return world

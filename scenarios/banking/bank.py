@@ -14,12 +14,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from sandbox import Lifecycle, ToolError, tool
+from sandbox import Lifecycle, Ref, ToolError, tool
 from scenarios.acebench.base import AceApp
 
 from . import rules
 from .defaults import default_bank_state
-from .models import Account, Amount, BankState, Installment, Loan, Transaction
+from .models import Account, Amount, BankState, Installment, Loan, Transaction, TransactionKind
 from .texts import BankTexts, bank_texts
 
 account_lifecycle = Lifecycle(
@@ -43,8 +43,18 @@ loan_lifecycle = Lifecycle(
     initial="applied",
 )
 
-Month = Annotated[str, Field(pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM")]
 Identifier = Annotated[str, Field(min_length=1, max_length=64)]
+# What the tools' identifiers name in the state: any customer (to log in), a logged-in customer
+# (everything else; any customer while nobody is), an account or a loan of the customer the
+# call names, any account.
+CustomerId = Annotated[Identifier, Ref("Bank", "customers")]
+SessionId = Annotated[Identifier, Ref("Bank", "sessions"), Ref("Bank", "customers")]
+OwnAccountId = Annotated[Identifier, Ref("Bank", "accounts", where={"customer_id": "{customer_id}"})]
+AccountId = Annotated[Identifier, Ref("Bank", "accounts")]
+OwnLoanId = Annotated[Identifier, Ref("Bank", "loans", where={"customer_id": "{customer_id}"})]
+# A month, mostly one in which the account the call names has transactions.
+Month = Annotated[str, Field(pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM"),
+                  Ref("Bank", "transactions", "time", where={"account_id": "{account_id}"}, extract=r"^\d{4}-\d{2}")]
 
 
 class Bank(AceApp[BankState]):
@@ -112,7 +122,7 @@ class Bank(AceApp[BankState]):
 
     # -- the one place balances change ---------------------------------------------------------
 
-    def _post(self, account: Account, kind: str, amount: Decimal, counterparty: str | None = None,
+    def _post(self, account: Account, kind: TransactionKind, amount: Decimal, counterparty: str | None = None,
               memo: str = "", interest: Decimal = Decimal("0.00"), fees: Decimal = Decimal("0.00")) -> Transaction:
         state = self.state
         account.balance += amount
@@ -128,7 +138,8 @@ class Bank(AceApp[BankState]):
     # -- sessions ----------------------------------------------------------------------------
 
     @tool
-    def login_bank(self, customer_id: Identifier, password: str) -> dict:
+    def login_bank(self, customer_id: CustomerId,
+                   password: Annotated[str, Ref("Bank", "customers.{customer_id}.password")]) -> dict:
         """Log a customer in to online banking (needs Wi-Fi and a logged-in device).
 
         Three wrong passwords in a row lock the customer out.
@@ -159,7 +170,7 @@ class Bank(AceApp[BankState]):
         return {"status": True, "message": text.logged_in.format(customer_id=customer_id)}
 
     @tool
-    def logout_bank(self, customer_id: Identifier) -> dict:
+    def logout_bank(self, customer_id: SessionId) -> dict:
         """Log a customer out of online banking.
 
         Args:
@@ -172,7 +183,7 @@ class Bank(AceApp[BankState]):
     # -- accounts ----------------------------------------------------------------------------
 
     @tool(mutates=False)
-    def list_accounts(self, customer_id: Identifier) -> dict:
+    def list_accounts(self, customer_id: SessionId) -> dict:
         """List a customer's accounts with balances and status.
 
         Args:
@@ -186,7 +197,7 @@ class Bank(AceApp[BankState]):
         return {"status": True, "accounts": accounts}
 
     @tool(mutates=False)
-    def get_balance(self, customer_id: Identifier, account_id: Identifier) -> dict:
+    def get_balance(self, customer_id: SessionId, account_id: OwnAccountId) -> dict:
         """Show one account's balance.
 
         Args:
@@ -198,7 +209,7 @@ class Bank(AceApp[BankState]):
         return {"status": True, "account_id": account_id, "balance": account.balance, "state": account.status}
 
     @tool
-    def open_account(self, customer_id: Identifier, kind: Literal["checking", "savings"] = "checking") -> dict:
+    def open_account(self, customer_id: SessionId, kind: Literal["checking", "savings"] = "checking") -> dict:
         """Open a new, empty account for a customer.
 
         Args:
@@ -224,7 +235,7 @@ class Bank(AceApp[BankState]):
         return {"status": True, "message": done.format(account_id=account_id)}
 
     @tool
-    def freeze_account(self, customer_id: Identifier, account_id: Identifier) -> dict:
+    def freeze_account(self, customer_id: SessionId, account_id: OwnAccountId) -> dict:
         """Freeze an account so no money moves in or out until it is unfrozen.
 
         Args:
@@ -234,7 +245,7 @@ class Bank(AceApp[BankState]):
         return self._move_account(customer_id, account_id, "freeze", self.bank_texts.froze)
 
     @tool
-    def unfreeze_account(self, customer_id: Identifier, account_id: Identifier) -> dict:
+    def unfreeze_account(self, customer_id: SessionId, account_id: OwnAccountId) -> dict:
         """Unfreeze a frozen account.
 
         Args:
@@ -244,7 +255,7 @@ class Bank(AceApp[BankState]):
         return self._move_account(customer_id, account_id, "unfreeze", self.bank_texts.unfroze)
 
     @tool
-    def close_account(self, customer_id: Identifier, account_id: Identifier) -> dict:
+    def close_account(self, customer_id: SessionId, account_id: OwnAccountId) -> dict:
         """Close an open account; its balance must be zero.
 
         Args:
@@ -256,7 +267,7 @@ class Bank(AceApp[BankState]):
     # -- money -------------------------------------------------------------------------------
 
     @tool
-    def deposit(self, customer_id: Identifier, account_id: Identifier, amount: Amount) -> dict:
+    def deposit(self, customer_id: SessionId, account_id: OwnAccountId, amount: Amount) -> dict:
         """Deposit cash into an account.
 
         Args:
@@ -271,7 +282,7 @@ class Bank(AceApp[BankState]):
                 "balance": account.balance}
 
     @tool
-    def withdraw(self, customer_id: Identifier, account_id: Identifier, amount: Amount) -> dict:
+    def withdraw(self, customer_id: SessionId, account_id: OwnAccountId, amount: Amount) -> dict:
         """Withdraw cash from an account.
 
         Args:
@@ -302,9 +313,9 @@ class Bank(AceApp[BankState]):
     @tool
     def transfer(
         self,
-        customer_id: Identifier,
-        from_account_id: Identifier,
-        to_account_id: Identifier,
+        customer_id: SessionId,
+        from_account_id: OwnAccountId,
+        to_account_id: AccountId,
         amount: Amount,
         memo: Annotated[str, Field(max_length=200)] = "",
     ) -> dict:
@@ -343,13 +354,13 @@ class Bank(AceApp[BankState]):
     @tool(mutates=False)
     def get_transactions(
         self,
-        customer_id: Identifier,
-        account_id: Identifier,
+        customer_id: SessionId,
+        account_id: OwnAccountId,
         start_date: dt.date | None = None,
         end_date: dt.date | None = None,
         kind: Literal["deposit", "withdrawal", "transfer_in", "transfer_out", "loan_disbursement",
                       "loan_repayment", "fee"] | None = None,
-        counterparty: str | None = None,
+        counterparty: Annotated[str, Ref("Bank", "accounts")] | None = None,
     ) -> dict:
         """List an account's transactions, optionally filtered.
 
@@ -374,7 +385,7 @@ class Bank(AceApp[BankState]):
         return {"status": True, "transactions": found}
 
     @tool(mutates=False)
-    def monthly_statement(self, customer_id: Identifier, account_id: Identifier, month: Month) -> dict:
+    def monthly_statement(self, customer_id: SessionId, account_id: OwnAccountId, month: Month) -> dict:
         """A month's statement: opening and closing balance, money in and out, interest and fees.
 
         Args:
@@ -418,8 +429,8 @@ class Bank(AceApp[BankState]):
     @tool
     def apply_loan(
         self,
-        customer_id: Identifier,
-        account_id: Identifier,
+        customer_id: SessionId,
+        account_id: OwnAccountId,
         amount: Amount,
         term_months: Annotated[int, Field(ge=rules.MIN_TERM, le=rules.MAX_TERM)],
     ) -> dict:
@@ -460,7 +471,7 @@ class Bank(AceApp[BankState]):
                                                      payment=first.principal + first.interest, due=first.due_date)}
 
     @tool
-    def get_loan(self, customer_id: Identifier, loan_id: Identifier) -> dict:
+    def get_loan(self, customer_id: SessionId, loan_id: OwnLoanId) -> dict:
         """Show a loan with its repayment schedule, brought up to date (overdue installments, late fees).
 
         Args:
@@ -472,7 +483,7 @@ class Bank(AceApp[BankState]):
         return {"status": True, "loan": loan, "owed": _owed(loan)}
 
     @tool
-    def repay_loan(self, customer_id: Identifier, loan_id: Identifier, account_id: Identifier,
+    def repay_loan(self, customer_id: SessionId, loan_id: OwnLoanId, account_id: OwnAccountId,
                    amount: Amount) -> dict:
         """Pay towards a loan from an account: overdue installments first, each fee then interest then principal.
 
@@ -502,7 +513,7 @@ class Bank(AceApp[BankState]):
         return {"status": True, "message": text.repaid.format(amount=amount, loan_id=loan_id, remaining=_owed(loan))}
 
     @tool
-    def pay_off_loan(self, customer_id: Identifier, loan_id: Identifier, account_id: Identifier) -> dict:
+    def pay_off_loan(self, customer_id: SessionId, loan_id: OwnLoanId, account_id: OwnAccountId) -> dict:
         """Repay a loan early: fees, the current installment, and all remaining principal (later interest is waived).
 
         Args:

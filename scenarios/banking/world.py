@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sandbox import World
+from sandbox import App, World
 from scenarios.acebench.world import APP_CLASSES as ACEBENCH_APPS
 from scenarios.acebench.world import apply_initial_config
 
@@ -28,7 +28,7 @@ def banking_world(
     entry replaces the listed bank fields (e.g. accounts with a frozen one).
     """
     names = list(dict.fromkeys(["BaseApi", *classes]))
-    apps = []
+    apps: list[App[Any]] = []
     for name in names:
         if name == "Bank":
             apps.append(Bank(lang))

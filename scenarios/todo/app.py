@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from sandbox import App, Lifecycle, StateModel, ToolError, World, tool
+from sandbox import App, Lifecycle, Ref, StateModel, ToolError, World, tool
 
 task_lifecycle = Lifecycle(
     "task",
@@ -32,6 +32,10 @@ class Task(StateModel):
 class TodoState(StateModel):
     tasks: list[Task] = []
     next_id: int = 1
+
+
+# A task's id: what the tools' `task_id` names in the state.
+TaskId = Annotated[int, Ref("Todo", "tasks", "id")]
 
 
 class TodoApp(App[TodoState]):
@@ -84,7 +88,7 @@ class TodoApp(App[TodoState]):
         ]
 
     @tool(mutates=False)
-    def get_task(self, task_id: int) -> Task:
+    def get_task(self, task_id: TaskId) -> Task:
         """Show one task with all its details.
 
         Args:
@@ -93,7 +97,7 @@ class TodoApp(App[TodoState]):
         return self._find(task_id)
 
     @tool
-    def complete_task(self, task_id: int) -> dict:
+    def complete_task(self, task_id: TaskId) -> dict:
         """Mark an open task as done.
 
         Args:
@@ -102,7 +106,7 @@ class TodoApp(App[TodoState]):
         return self._move(task_id, "complete")
 
     @tool
-    def reopen_task(self, task_id: int) -> dict:
+    def reopen_task(self, task_id: TaskId) -> dict:
         """Reopen a task that was marked done.
 
         Args:
@@ -111,7 +115,7 @@ class TodoApp(App[TodoState]):
         return self._move(task_id, "reopen")
 
     @tool
-    def archive_task(self, task_id: int) -> dict:
+    def archive_task(self, task_id: TaskId) -> dict:
         """Archive a task so it no longer shows as open work.
 
         Args:
@@ -120,7 +124,7 @@ class TodoApp(App[TodoState]):
         return self._move(task_id, "archive")
 
     @tool
-    def tag_tasks(self, task_ids: list[int], tag: Annotated[str, Field(min_length=1)]) -> dict:
+    def tag_tasks(self, task_ids: list[TaskId], tag: Annotated[str, Field(min_length=1)]) -> dict:
         """Add a tag to several tasks at once; nothing changes if any id is unknown.
 
         Args:
@@ -136,7 +140,7 @@ class TodoApp(App[TodoState]):
         return {"tagged": tagged}
 
     @tool
-    def delete_task(self, task_id: int) -> str:
+    def delete_task(self, task_id: TaskId) -> str:
         """Delete a task for good.
 
         Args:

@@ -1,0 +1,108 @@
+"""Scoring items and categories: one verdict per item, whatever the model wrote."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sandbox import Call
+from sandbox.parsing import render_calls
+
+from .decoding import decode_compat, decode_strict
+from .normal_compat import SUFFIX, compat_normal
+from .normal_strict import strict_normal
+from .special import special
+from .verdicts import CheckFailure, Mode, Verdict
+
+
+def check_item(category: str, functions: Sequence[Mapping[str, Any]], output: Any, answer: Any,
+               mode: Mode = "compat") -> Verdict:
+    """One item's verdict; never raises, whatever the model wrote."""
+    try:
+        if category.startswith("special"):
+            return special(category, output if isinstance(output, str) else json.dumps(output), answer, mode)
+        calls = (decode_compat if mode == "compat" else decode_strict)(output if isinstance(output, str)
+                                                                         else json.dumps(output))
+        alternatives = answer if isinstance(answer, list) else [answer]
+        check = compat_normal if mode == "compat" else strict_normal
+        first: Verdict | None = None
+        for alternative in alternatives:
+            if not isinstance(alternative, Mapping):
+                continue
+            verdict = check(functions, calls, alternative)
+            if verdict.valid:
+                return verdict
+            first = first or verdict
+        return first or Verdict(False, "wrong_param", "no usable possible answer")
+    except CheckFailure as exc:
+        return exc.verdict
+    except (RecursionError, MemoryError, TypeError, ValueError, KeyError, AttributeError) as exc:
+        return Verdict(False, "checker_error", f"{type(exc).__name__}: {exc}")
+
+
+@dataclass
+class CategoryScore:
+    category: str
+    accuracy: float
+    total: int
+    items: list[dict[str, Any]] = field(default_factory=list)
+    process: float | None = None
+
+
+def score_category(category: str, prompts: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str, Any]],
+                   results: Mapping[str, Any], mode: Mode = "compat") -> CategoryScore:
+    """Score one category; results maps item id to the model's raw output."""
+    answers_by_id = {a.get("id"): a for a in answers}
+    items = []
+    for prompt in prompts:
+        item_id = prompt.get("id", "")
+        answer = answers_by_id.get(item_id, {}).get("ground_truth")
+        if item_id not in results:
+            verdict = Verdict(False, "missing_result", "no result for this item")
+        else:
+            verdict = check_item(category, prompt.get("function") or [], results[item_id], answer, mode)
+        items.append(verdict.to_dict(item_id))
+    if "multi_turn" in category and category.startswith("normal"):
+        conversations: dict[str, list[bool]] = {}
+        for item in items:
+            conversations.setdefault(item["id"].rsplit("_", 2)[-2] if item["id"].count("_") >= 2 else item["id"],
+                                     []).append(item["valid"])
+        ends = [all(turns) for turns in conversations.values()]
+        accuracy = round(sum(ends) / len(ends), 3) if ends else 0.0
+        process = round(sum(sum(t) / len(t) for t in conversations.values()) / len(conversations), 3) if ends else 0.0
+        return CategoryScore(category, accuracy, len(conversations), items, process)
+    correct = sum(item["valid"] for item in items)
+    accuracy = correct / len(items) if items else 0.0
+    if not category.startswith("special"):
+        accuracy = round(accuracy, 3)
+    return CategoryScore(category, accuracy, len(items), items)
+
+
+
+def render_answer(answer: Any, functions: Sequence[Mapping[str, Any]] = ()) -> str:
+    """A possible answer written as a model would write it (Python literals).
+
+    Answer keys repeat a function as `name_1`, `name_2`; the suffix is dropped unless the
+    key is itself the name of one of `functions` (zh has tools called `perception_check_1`).
+    """
+    chosen = answer[0] if isinstance(answer, list) else answer
+    names = {f.get("name") for f in functions}
+    return render_calls([Call(name if name in names else SUFFIX.sub("", name), args) for name, args in chosen.items()])
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """JSON lines; a malformed line becomes an empty record (its item then scores as missing)."""
+    rows: list[dict[str, Any]] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            row = {}
+        rows.append(row if isinstance(row, dict) else {})
+    return rows
+

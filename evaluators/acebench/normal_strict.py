@@ -1,0 +1,97 @@
+"""The normal checker with the reference's bugs fixed (strict mode).
+
+Values are compared by value and structure at every level, empty containers are allowed,
+parallel calls are matched one-to-one, and phrases case-insensitively.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .normal_compat import SUFFIX, standardize
+from .verdicts import PASS, CheckFailure, Verdict
+
+
+def strict_normal(functions: Sequence[Mapping[str, Any]], calls: list[tuple[str, dict[str, Any]]],
+                  answer: Mapping[str, Any]) -> Verdict:
+    tool_names = {f.get("name") for f in functions}
+    expected = [(key if key in tool_names else SUFFIX.sub("", key), args) for key, args in answer.items()]
+    if len(calls) != len(expected):
+        return Verdict(False, "wrong functions number", f"expected {len(expected)} calls, got {len(calls)}")
+    if Counter(n for n, _ in calls) != Counter(n for n, _ in expected):
+        missing = Counter(n for n, _ in expected) - Counter(n for n, _ in calls)
+        extra = Counter(n for n, _ in calls) - Counter(n for n, _ in expected)
+        return Verdict(False, "function_mismatch", f"missing {sorted(missing)}, unexpected {sorted(extra)}")
+    schemas = {f.get("name"): f for f in functions}
+    outcomes = [[_strict_call(schemas.get(name), args, want) if name == want_name else Verdict(False, "name")
+                 for name, args in calls] for want_name, want in expected]
+    for assignment in itertools.permutations(range(len(calls))):
+        if all(outcomes[i][j].valid for i, j in enumerate(assignment)):
+            return PASS
+        if len(calls) > 7:
+            break  # a greedy fallback keeps huge outputs cheap
+    for i, row in enumerate(outcomes):
+        if not any(v.valid for v in row):
+            first = next((v for v in row if v.error_type != "name"), row[0])
+            return Verdict(False, first.error_type, f"call {expected[i][0]}: {first.detail}")
+    return Verdict(False, "value_error", "no one-to-one assignment of calls to expected calls")
+
+
+def _strict_call(schema: Mapping[str, Any] | None, arguments: dict[str, Any], expected: Mapping[str, Any]) -> Verdict:
+    parameters = (schema or {}).get("parameters", {}) or {}
+    try:
+        _strict_object(arguments, expected, parameters, "")
+    except CheckFailure as exc:
+        return exc.verdict
+    return PASS
+
+
+def _strict_object(value: Any, expected: Any, schema: Mapping[str, Any], path: str) -> None:
+    """Keys in the answer must be given unless optional; keys not in the answer must not be.
+
+    The schema's `required` is enforced at the top level only, as the benchmark does:
+    its answers sometimes leave out nested keys that their schemas mark required.
+    """
+    if not isinstance(value, dict):
+        raise CheckFailure("type_error", f"{path or 'arguments'} should be an object")
+    properties = schema.get("properties") or {}
+    required = set(schema.get("required") or []) if not path else set()
+    for key in required:
+        if key not in value:
+            raise CheckFailure("lack_args", f"missing required {path + key}")
+    for key in value:
+        if key not in expected:
+            raise CheckFailure("addition_args", f"unexpected {path + key}")
+    for key, want in expected.items():
+        if key not in value:
+            if key in required:
+                raise CheckFailure("lack_args", f"missing required {path + key}")
+            continue  # a parameter the schema does not require, left out, at any depth
+        _strict_value(value[key], want, properties.get(key) or {}, path + key)
+
+
+def _strict_value(value: Any, expected: Any, schema: Mapping[str, Any], path: str) -> None:
+    if isinstance(expected, dict):
+        _strict_object(value, expected, schema, path + ".")
+    elif isinstance(expected, (list, tuple)):
+        if not isinstance(value, (list, tuple)) or len(value) != len(expected):
+            raise CheckFailure("value_error:list/tuple", f"{path}: expected {len(expected)} elements")
+        items = schema.get("items") or {}
+        for index, (have, want) in enumerate(zip(value, expected, strict=True)):
+            _strict_value(have, want, items, f"{path}[{index}]")
+    elif isinstance(expected, bool):
+        have = value if isinstance(value, bool) else {"true": True, "false": False}.get(str(value).lower())
+        if have is not expected:
+            raise CheckFailure("value_error", f"{path}: expected {expected}")
+    elif isinstance(expected, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != expected:
+            raise CheckFailure("value_error", f"{path}: expected {expected!r}, got {value!r}")
+    elif isinstance(expected, str):
+        if not isinstance(value, str) or standardize(expected) not in standardize(value):
+            raise CheckFailure("value_error:string", f"{path}: expected {expected!r}, got {value!r}")
+    elif expected is None and value is not None:
+        raise CheckFailure("value_error", f"{path}: expected null")
+

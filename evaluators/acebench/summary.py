@@ -1,0 +1,108 @@
+"""Category files, group means and the overall score, and `toolworlds score acebench`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+
+from scenarios.acebench.family import FAMILY
+
+from ..results import ResultsRequest, ScoreTable
+from .agent import score_agent
+from .categories import AGENT_CATEGORIES, NORMAL_CATEGORIES, SPECIAL_CATEGORIES, WEIGHTS
+from .items import CategoryScore, read_jsonl, score_category
+from .verdicts import Mode
+
+
+def score_directory(data: Path, results: Path, mode: Mode = "compat") -> dict[str, CategoryScore]:
+    """Every category with a result file `data_<category>_result.json` under `results`."""
+    scores: dict[str, CategoryScore] = {}
+    for category in NORMAL_CATEGORIES + SPECIAL_CATEGORIES + AGENT_CATEGORIES:
+        result_file = results / f"data_{category}_result.json"
+        prompt_file = data / f"data_{category}.json"
+        answer_file = data / "possible_answer" / f"data_{category}.json"
+        if not (result_file.is_file() and prompt_file.is_file() and answer_file.is_file()):
+            continue
+        rows = read_jsonl(result_file)
+        prompts, answers = read_jsonl(prompt_file), read_jsonl(answer_file)
+        if category.startswith("agent"):
+            records = {str(r["id"]): r for r in rows if "id" in r}
+            scores[category] = score_agent(prompts, answers, records, category, mode)
+        else:
+            outputs = {str(r["id"]): r.get("result") for r in rows if "id" in r}
+            scores[category] = score_category(category, prompts, answers, outputs, mode)
+    return scores
+
+
+GROUPS = MappingProxyType({
+    "atom": NORMAL_CATEGORIES[:6], "single_turn": NORMAL_CATEGORIES[6:8], "multi_turn": NORMAL_CATEGORIES[8:10],
+    "normal": NORMAL_CATEGORIES, "special": SPECIAL_CATEGORIES, "agent": AGENT_CATEGORIES,
+})
+
+
+def summarize(scores: Mapping[str, float], mode: Mode = "compat",
+              totals: Mapping[str, int] | None = None) -> dict[str, float]:
+    """Group means and the weighted overall score.
+
+    compat, as the reference: a category without a score counts as 0, and the overall
+    weights are the constants 0.578 / 0.2676 / 0.1545. strict: groups average only the
+    categories scored (a group with none is left out), and each group's weight is
+    sqrt(n)/Σsqrt(n) over the samples actually scored (`totals`, per category; a multi-turn
+    conversation counts once), the rule those constants came from. `missing_categories`
+    says which categories a strict summary left out.
+    """
+    if mode == "compat":
+        summary = {group: _mean([scores.get(name, 0.0) for name in names]) for group, names in GROUPS.items()}
+        summary["overall"] = round(sum(summary[group] * weight for group, weight in WEIGHTS), 3)
+        return summary
+    summary = {group: _mean([scores[name] for name in names if name in scores]) for group, names in GROUPS.items()
+               if any(name in scores for name in names)}
+    roots = {group: math.sqrt(sum((totals or {}).get(name, 0) for name in GROUPS[group] if name in scores))
+             for group, _ in WEIGHTS if group in summary}
+    if sum(roots.values()) > 0:
+        summary["overall"] = round(sum(summary[g] * root for g, root in roots.items()) / sum(roots.values()), 3)
+    return summary
+
+
+def missing_categories(scores: Mapping[str, float]) -> list[str]:
+    """The categories of the benchmark with no score."""
+    return [name for name in NORMAL_CATEGORIES + SPECIAL_CATEGORIES + AGENT_CATEGORIES if name not in scores]
+
+
+def _mean(values: list[float]) -> float:
+    return round(sum(values) / len(values), 3)
+
+
+SUMMARY_GROUPS = ("atom", "single_turn", "multi_turn", "normal", "special", "agent", "overall")
+
+
+def score_results(request: ResultsRequest) -> ScoreTable:
+    """`toolworlds score acebench`: every category with a result file, the group means and overall."""
+    if request.mode not in ("compat", "strict"):
+        raise ValueError("--mode must be compat or strict")
+    mode: Mode = "strict" if request.mode == "strict" else "compat"
+    root = FAMILY.data_source(request.data)
+    folder = root / f"data_{request.lang}" if (root / f"data_{request.lang}").is_dir() else root
+    if not request.results.is_dir():
+        raise ValueError(f"{request.results} is not a folder")
+    scores = score_directory(folder, request.results, mode)
+    if not scores:
+        raise ValueError(f"no result files (data_<category>_result.json) in {request.results} match the data "
+                         f"in {folder}")
+    accuracies = {name: s.accuracy for name, s in scores.items()}
+    summary = summarize(accuracies, mode, {name: s.total for name, s in scores.items()})
+    missing = missing_categories(accuracies)
+    categories = tuple(
+        (name, f"{s.accuracy:.3f}" + (f" (process {s.process:.3f})" if s.process is not None else ""), str(s.total))
+        for name, s in scores.items()
+    )
+    groups = tuple((group, f"{summary[group]:.3f}", "") for group in SUMMARY_GROUPS if group in summary)
+    if mode == "strict" and missing:
+        groups += (("not scored", ", ".join(missing), ""),)
+    payload = {"mode": request.mode, "summary": summary, "missing": missing,
+               "categories": {name: {"accuracy": s.accuracy, "total": s.total, "process": s.process,
+                                     "items": s.items} for name, s in scores.items()}}
+    return ScoreTable(f"ACEBench ({request.lang}, {request.mode})", ("category", "accuracy", "items"),
+                      (categories, groups), payload, frozenset({"normal", "special", "agent", "overall"}))

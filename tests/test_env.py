@@ -1,0 +1,266 @@
+"""`ToolEnv` against gymnasium's own checker, and the TRL environment against transformers' schema reader."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sandbox.parsing import parse_calls
+from scenarios.acebench.world import APP_CLASSES, acebench_world
+from scenarios.apibank.world import apibank_world
+from scenarios.banking.world import CLASSES, banking_world
+from scenarios.todo import todo_world
+from toolworlds.agents import END, OracleAgent
+from toolworlds.episodes import run_episode
+
+gymnasium = pytest.importorskip("gymnasium")
+
+from toolworlds.env import ToolEnv, trl_environment  # noqa: E402
+from toolworlds.signatures import tool_method  # noqa: E402
+
+STEP, TURN = "banking_multi_step_4", "banking_multi_turn_2"  # pay the rent; deposit and pay off the loan
+
+
+def test_gymnasium_env_checker_passes_without_warnings() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(ToolEnv("banking"), skip_render_check=True)
+        check_env(ToolEnv("banking", [TURN], lang="zh"), skip_render_check=True)
+
+
+def play(env: ToolEnv, messages: Sequence[str]) -> list[tuple[Any, ...]]:
+    return [env.step(message) for message in messages]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_gold_paths_earn_the_reward_and_match_run_episode(lang: str) -> None:
+    env = ToolEnv("banking", lang=lang)
+    for task_id in env.task_ids:
+        observation, info = env.reset(options={"task": task_id})
+        task = env.task
+        assert task is not None and info["task"] == task_id
+        assert observation["messages"] == [{"role": "user", "content": task.question}]
+        steps = play(env, [*task.paths[0], "All done."])
+        assert [s[1] for s in steps[:-1]] == [0.0] * len(task.paths[0])
+        _, reward, terminated, truncated, info = steps[-1]
+        assert (reward, terminated, truncated) == (1.0, True, False), task_id
+        assert info["score"]["end_state"] and info["score"]["process"] == 1.0
+        world, episode = run_episode(task, OracleAgent(task))
+        assert env.world.state() == world.state()
+        assert info["stop_reason"] == episode.stop_reason
+
+
+def test_reset_forks_the_prebuilt_world_and_starts_over() -> None:
+    env = ToolEnv("banking", [STEP])
+    env.reset()
+    first, start = env.world, env.worlds.start(STEP)
+    pristine = start.state()
+    play(env, env.task.paths[0])  # type: ignore[union-attr]
+    assert env.world.state() != pristine and start.state() == pristine  # the prebuilt world is untouched
+    observation, _ = env.reset()
+    assert env.world is not first and env.worlds.start(STEP) is start  # a new fork of the same prebuilt world
+    assert env.world.state() == pristine and len(env.world.log) == 0
+    assert observation == env.reset()[0]
+
+
+def test_openai_tool_call_actions_get_answered_by_id() -> None:
+    env = ToolEnv("banking", [STEP])
+    env.reset()
+    login = {"id": "c1", "type": "function",
+             "function": {"name": "login_bank", "arguments": '{"customer_id": "C001", "password": "eve2024"}'}}
+    broken = {"id": "c2", "type": "function", "function": {"name": "get_balance", "arguments": '{"customer_id": '}}
+    observation, reward, terminated, truncated, info = env.step(
+        {"role": "assistant", "content": None, "tool_calls": [login, broken]})
+    assert reward == 0.0
+    assistant, first, second = observation["messages"][1:]
+    assert assistant["tool_calls"][0]["function"]["name"] == "login_bank"
+    assert (first["tool_call_id"], second["tool_call_id"]) == ("c1", "c2")
+    assert json.loads(first["content"])["status"] is True
+    assert json.loads(second["content"])["error"] == "invalid_arguments"
+    assert info["call_errors"] == ["invalid_arguments"] and not (terminated or truncated)
+    openai_types = pytest.importorskip("openai.types.chat")
+    from pydantic import TypeAdapter
+
+    TypeAdapter(list[openai_types.ChatCompletionMessageParam]).validate_python(observation["messages"])
+
+
+def test_step_limit_truncates_with_a_reward_and_its_parts() -> None:
+    env = ToolEnv("banking", [STEP], max_steps=3)
+    env.reset()
+    steps = play(env, ["[login_bank(customer_id='C001', password='wrong')]", "[get_balance()]",
+                       "[list_accounts(customer_id='C001')]"])
+    assert [(s[2], s[3]) for s in steps] == [(False, False), (False, False), (False, True)]
+    score = steps[-1][4]["score"]
+    assert steps[-1][1] == 0.0 == score["reward"] and 0 < score["state_fraction"] < 1
+    assert [s[4]["call_errors"] for s in steps] == [[], ["invalid_arguments"], ["precondition_failed"]]
+    assert score["errors"] == {"invalid_arguments": 1, "precondition_failed": 1} and score["calls"] == 3
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step("anything")
+
+
+def test_groups_start_together_and_stay_independent() -> None:
+    env = ToolEnv("banking")
+    members = env.group(TURN, 4, seed=7)
+    worlds = [m.world for m in members]
+    assert len({id(w) for w in worlds}) == 4 and len({json.dumps(w.state(), sort_keys=True) for w in worlds}) == 1
+    members[0].step("[login_bank(customer_id='C001', password='eve2024')]")
+    assert members[0].world.state() != members[1].world.state() == members[2].world.state()
+    assert all(m.worlds is env.worlds for m in members)  # one prebuilt world per task, shared
+
+
+def test_async_reset_and_step_gather_on_one_loop() -> None:
+    class SlowUser:
+        def __init__(self, task: Any) -> None:
+            self.task = task
+
+        async def respond(self, conversation: Any) -> str:
+            await asyncio.sleep(0)
+            return END if any(m.role == "assistant" for m in conversation) else self.task.question
+
+    async def episode(env: ToolEnv) -> float:
+        await env.areset(options={"task": TURN})
+        reward = 0.0
+        for message in [*env.task.paths[0], "Done."]:  # type: ignore[union-attr]
+            _, r, terminated, _, _ = await env.astep(message)
+            reward += float(r)
+        assert terminated
+        return reward
+
+    async def all_of_them() -> list[float]:
+        return await asyncio.gather(*(episode(ToolEnv("banking", user=SlowUser)) for _ in range(3)))
+
+    assert asyncio.run(all_of_them()) == [1.0, 1.0, 1.0]
+
+
+def test_families_scored_by_their_own_episode_scorer(tmp_path: Path) -> None:
+    from tests.test_toolbench import rows, write
+
+    tasks = write(tmp_path / "tasks.jsonl", rows())
+    env = ToolEnv("toolbench", data=tasks)  # ToolBench scores the call log, not an end state
+    for task_id in env.task_ids:
+        env.reset(options={"task": task_id})
+        *_, (_, reward, terminated, _, info) = play(env, [*env.task.paths[0], "Done."])  # type: ignore[union-attr]
+        assert (reward, terminated, info["score"]["errors"]) == (1.0, True, {}), task_id
+    env.reset(options={"task": env.task_ids[0]})
+    _, reward, terminated, _, _ = env.step("I cannot help with that.")
+    assert (reward, terminated) == (0.0, True)
+    with pytest.raises(ValueError, match="cannot name the parameter 'from'"):
+        trl_environment("toolbench", data=tasks)  # ToolBench's data-defined tools need not be Python names
+    first = rows()[0]
+    changed = {**first, "id": 999, "tools": [{**first["tools"][0], "description": "Another weather tool."}]}
+    clash = write(tmp_path / "clash.jsonl", [first, changed])
+    with pytest.raises(ValueError, match="differs between tasks"):
+        trl_environment("toolbench", data=clash)  # one method cannot describe two different tools
+
+
+def test_unknown_tasks_and_bad_actions_are_refused() -> None:
+    with pytest.raises(LookupError, match="no task"):
+        ToolEnv("banking", ["nope"])
+    with pytest.raises(LookupError, match="no runnable tasks"):
+        ToolEnv("todo")
+    env = ToolEnv("banking", [STEP])
+    with pytest.raises(ValueError, match="not one of"):
+        env.reset(options={"task": TURN})
+    env.reset()
+    with pytest.raises(TypeError, match="an action is"):
+        env.step(42)
+
+
+# -- TRL ---------------------------------------------------------------------------------------
+
+# What a Python signature cannot say, and `World.call` still enforces.
+WORLD_ONLY = {"default", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+              "pattern", "format", "additionalProperties", "properties", "required", "title"}
+SHARED = {"type", "enum", "items", "anyOf", "description", "nullable"}
+
+
+def canonical(node: dict[str, Any]) -> dict[str, Any]:
+    """A parameter schema's meaning, whichever way a union is spelled (anyOf, a type list, nullable)."""
+    types: set[str] = set()
+    enum, items, nullable = None, None, bool(node.get("nullable"))
+    for option in node.get("anyOf", [node]):
+        assert set(option) - SHARED <= WORLD_ONLY, option
+        kind = option.get("type", [])
+        for one in kind if isinstance(kind, list) else [kind]:
+            nullable = nullable or one == "null"
+            types |= {one} - {"null"}
+        enum = tuple(option["enum"]) if "enum" in option else enum
+        items = canonical(option["items"]) if "items" in option else items
+    return {"types": sorted(types), "enum": enum, "items": items, "nullable": nullable,
+            "description": " ".join(str(node.get("description", "")).split())}
+
+
+def assert_same_schema(read: dict[str, Any], own: dict[str, Any]) -> None:
+    assert read["type"] == own["type"] == "function"
+    read, own = read["function"], own["function"]
+    assert (read["name"], read["description"]) == (own["name"], own["description"])
+    read_params, own_params = read["parameters"], own["parameters"]
+    assert set(read_params.get("required", [])) == set(own_params["required"]), own["name"]
+    assert list(read_params["properties"]) == list(own_params["properties"]), own["name"]
+    for name, schema in own_params["properties"].items():
+        assert canonical(read_params["properties"][name]) == canonical(schema), (own["name"], name)
+
+
+WORLDS = {
+    "todo": todo_world, "acebench": lambda: acebench_world(list(APP_CLASSES)),
+    "banking": lambda: banking_world(CLASSES), "apibank": apibank_world, "apibank-3": lambda: apibank_world(level=3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WORLDS))
+def test_tool_signatures_read_back_as_the_worlds_own_schemas(name: str) -> None:
+    from transformers.utils import get_json_schema
+
+    world = WORLDS[name]()
+    for spec, own in zip(world.tools.values(), world.schemas("openai"), strict=True):
+        assert_same_schema(get_json_schema(tool_method(spec, lambda *a: "")), own)
+
+
+def test_trl_environment_has_the_shape_trl_expects() -> None:
+    from transformers.utils import get_json_schema
+
+    environment_class = trl_environment("banking")
+    environment = environment_class()  # TRL builds it with no arguments
+    own = {s["function"]["name"]: s for s in ToolEnv("banking").worlds.start(TURN).schemas("openai")}
+    tools = {name: method for name, method in inspect.getmembers(environment, predicate=inspect.ismethod)
+             if name not in ("reset", "get_reward") and not name.startswith("_")}  # TRL's own rule
+    assert set(own) <= set(tools) and {"reset", "get_reward"} <= set(dir(environment))
+    for name, method in tools.items():
+        assert method.__name__ == name
+        assert_same_schema(get_json_schema(method), banking_schema(name))
+    for name in own:
+        assert_same_schema(get_json_schema(tools[name]), own[name])
+
+    prompt = environment.reset(task=TURN, prompt=[{"role": "user", "content": ""}])  # a dataset row
+    assert prompt == ToolEnv("banking").worlds.task(TURN).question
+    assert environment.get_reward() == 0.0
+    refused = json.loads(environment.deposit(customer_id="C002", account_id="A003", amount="lots"))
+    assert refused["error"] == "invalid_arguments"
+    for message in ToolEnv("banking").worlds.task(TURN).paths[0]:  # the gold path, as a model's tool calls
+        for call in parse_calls(message):
+            assert "error" not in json.loads(getattr(environment, call.name)(**call.arguments))
+    assert environment.get_reward() == 1.0
+
+    environment.reset(task=TURN)  # the same instance, fully restored
+    assert environment.get_reward() == 0.0 and len(environment._env.world.log) == 0
+
+
+def banking_schema(name: str) -> dict[str, Any]:
+    return next(s for s in banking_world(CLASSES).schemas("openai") if s["function"]["name"] == name)
+
+
+def test_trl_environment_stops_at_the_step_limit() -> None:
+    environment = trl_environment("banking", [STEP], max_steps=2)()
+    environment.reset()
+    environment.login_device()
+    environment.login_device()
+    assert json.loads(environment.login_device())["error"] == "episode_over"

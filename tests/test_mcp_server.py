@@ -1,0 +1,214 @@
+"""The MCP server through the official SDK's own client: over stdio (a `toolworlds serve` process)
+and over streamable HTTP on 127.0.0.1, with the control surface beside the endpoint."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from scenarios.banking.family import load_tasks
+from toolworlds.cli import app
+
+mcp = pytest.importorskip("mcp")
+uvicorn = pytest.importorskip("uvicorn")
+
+from toolworlds.hosting import WorldHost  # noqa: E402
+from toolworlds.mcp_server import SESSION_META_KEY, http_app  # noqa: E402
+
+TASK = {task.id: task for task in load_tasks()}["banking_multi_step_4"]  # pay 1200 from A001 to A003
+TOOLWORLDS = str(Path(sys.executable).parent / "toolworlds")
+# An episode as an agent would run it: a refused call (bad arguments), a read, then the gold path.
+CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("transfer", {"customer_id": "C001", "amount": "lots"}),
+    ("login_bank", {"customer_id": "C001", "password": "eve2024"}),
+    ("list_accounts", {"customer_id": "C001"}),
+    ("transfer", {"customer_id": "C001", "from_account_id": "A001", "to_account_id": "A003", "amount": 1200,
+                  "memo": "July rent"}),
+]
+
+
+def in_process() -> Any:
+    """The same calls on the same task's world, without MCP in between."""
+    world = TASK.world()
+    for name, arguments in CALLS:
+        world.call(name, arguments)
+    return world
+
+
+async def run_episode(client: Any) -> list[Any]:
+    return [await client.call_tool(name, arguments) for name, arguments in CALLS]
+
+
+def check_tools(listed: Any) -> None:
+    world = TASK.world()
+    assert [tool.name for tool in listed.tools] == list(world.tools)
+    for tool in listed.tools:
+        spec = world.tools[tool.name]
+        assert tool.input_schema == spec.parameters
+        assert tool.description == spec.description
+        assert tool.annotations.read_only_hint is (not spec.mutates)
+        assert tool.annotations.destructive_hint is spec.mutates
+    assert {"list_accounts", "get_balance"} <= {t.name for t in listed.tools if t.annotations.read_only_hint}
+
+
+def check_results(results: list[Any]) -> None:
+    assert [r.is_error for r in results] == [True, False, False, False]
+    refusal = json.loads(results[0].content[0].text)
+    assert refusal["error"] == "invalid_arguments"
+    assert {d["parameter"] for d in refusal["details"]} >= {"amount", "from_account_id", "to_account_id"}
+    assert json.loads(results[3].content[0].text)["balance"] == "10800.00"
+
+
+def test_stdio_server_runs_one_world_and_saves_it(tmp_path: Path) -> None:
+    saved = tmp_path / "episode.json"
+    params = mcp.StdioServerParameters(command=TOOLWORLDS, args=[
+        "serve", "banking", "--task", TASK.id, "--save", str(saved)])
+
+    async def session() -> list[Any]:
+        async with mcp.Client(params) as client:
+            check_tools(await client.list_tools())
+            return await run_episode(client)
+
+    results = asyncio.run(session())
+    check_results(results)
+    assert {r.meta[SESSION_META_KEY] for r in results} == {"stdio"}
+    episode = json.loads(saved.read_text())
+    world = in_process()
+    assert episode["log"] == json.loads(json.dumps(world.log.to_list(), default=str))
+    assert episode["state"] == world.state()
+    assert episode["score"]["reward"] == 1.0 and episode["score"]["errors"] == {"invalid_arguments": 1}
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[str, WorldHost]]:
+    host = WorldHost("banking", task=TASK.id)
+    server = uvicorn.Server(uvicorn.Config(http_app(host), host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}", host
+    finally:
+        server.should_exit = True
+        thread.join()
+
+
+def control(url: str, method: str = "GET", headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    request = urllib.request.Request(url, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def test_http_sessions_get_their_own_worlds(served: tuple[str, WorldHost]) -> None:
+    url, host = served
+
+    async def two_sessions() -> tuple[list[Any], Any]:
+        async with mcp.Client(url + "/mcp") as agent, mcp.Client(url + "/mcp") as bystander:
+            check_tools(await agent.list_tools())
+            results = await run_episode(agent)
+            seen = await bystander.call_tool("get_balance", {"customer_id": "C001", "account_id": "A001"})
+            return results, seen
+
+    results, seen = asyncio.run(two_sessions())
+    check_results(results)
+    assert seen.is_error and "not logged in" in json.loads(seen.content[0].text)["message"]  # not the agent's world
+    session, other = results[0].meta[SESSION_META_KEY], seen.meta[SESSION_META_KEY]
+    assert session != other
+
+    world = in_process()
+    base = f"{url}/control/sessions/{session}"
+    assert control(base + "/log") == (200, json.loads(json.dumps(world.log.to_list(), default=str)))
+    assert control(base + "/state") == (200, world.state())
+    status, score = control(base + "/score")
+    assert status == 200 and score["reward"] == 1.0 and score["process"] == 1.0
+    status, diff = control(base + "/diff")
+    assert {d["path"] for d in diff} >= {"Bank.accounts.A001.balance", "Bank.accounts.A003.balance"}
+    status, overview = control(url + "/control")
+    assert overview["task"]["id"] == TASK.id
+    assert {s["session"]: s["calls"] for s in overview["sessions"]} == {session: 4, other: 1}
+
+    assert control(base + "/reset", "POST")[0] == 200
+    assert control(base + "/log") == (200, []) and control(base + "/state") == (200, TASK.world().state())
+    assert control(f"{url}/control/sessions/{other}", "DELETE")[0] == 200
+    assert control(f"{url}/control/sessions/{other}/state")[0] == 404
+    assert host.sessions() == [{"session": session, "calls": 0, "errors": 0}]  # the same surface, in-process
+    assert control(url + "/control", headers={"Host": "attacker.example"})[0] == 400
+
+
+def test_http_refuses_a_sessionless_call_and_keeps_serving(served: tuple[str, WorldHost]) -> None:
+    url, host = served
+
+    async def pinned_then_normal() -> Any:
+        async with mcp.Client(url + "/mcp", mode="2026-07-28") as sessionless:
+            assert [t.name for t in (await sessionless.list_tools()).tools] == list(TASK.world().tools)
+            with pytest.raises(mcp.MCPError, match="one world per MCP session"):
+                await sessionless.call_tool("login_device", {})
+        async with mcp.Client(url + "/mcp") as client:
+            return await client.call_tool("no_such_tool", {"x": 1})
+
+    result = asyncio.run(pinned_then_normal())
+    assert result.is_error and json.loads(result.content[0].text)["error"] == "unknown_tool"
+    assert host.sessions()[0]["errors"] == 1
+
+
+def test_serve_over_http_from_the_command_line() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([TOOLWORLDS, "serve", "todo", "--transport", "http", "--port", str(port)],
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not _up(port) or control(f"http://127.0.0.1:{port}/control")[0] != 200:
+            assert time.monotonic() < deadline and server.poll() is None, "server did not come up"
+            time.sleep(0.1)
+
+        async def add() -> Any:
+            async with mcp.Client(f"http://127.0.0.1:{port}/mcp") as client:
+                return await client.call_tool("add_task", {"title": "milk"})
+
+        result = asyncio.run(add())
+        assert not result.is_error and json.loads(result.content[0].text) == {"id": 1, "status": "open"}
+        session = result.meta[SESSION_META_KEY]
+        status, state = control(f"http://127.0.0.1:{port}/control/sessions/{session}/state")
+        assert status == 200 and state["Todo"]["tasks"][0]["title"] == "milk"
+        assert control(f"http://127.0.0.1:{port}/control/sessions/{session}/score")[0] == 409  # no task served
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _up(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["serve", "banking", "--transport", "smoke"], "unknown transport"),
+    (["serve", "banking", "--transport", "http", "--host", "0.0.0.0"], "loopback"),
+    (["serve", "banking", "--task", "no_such_task"], "no task no_such_task"),
+    (["serve", "nowhere"], "unknown world"),
+    (["serve", "todo", "--transport", "http", "--save", "x.json"], "--save is for stdio"),
+    (["serve", "banking", "--data", "tasks.json"], "give --task with it"),
+])
+def test_serve_refuses_bad_options(arguments: list[str], message: str) -> None:
+    result = CliRunner().invoke(app, arguments)
+    assert result.exit_code == 2 and message in result.output

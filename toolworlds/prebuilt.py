@@ -1,0 +1,88 @@
+"""Worlds built once and handed out as forks: what every integration starts an episode from.
+
+Building a task's world (reading its configuration, loading default data) costs
+milliseconds; forking a built one costs microseconds. The MCP server forks one per client
+session, `ToolEnv` one per `reset`, a GRPO group one per member. The prebuilt world itself
+is never handed out, so nothing an agent does can reach the next episode's start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sandbox.tools import ToolSpec
+from sandbox.world import World
+from scenarios.family import Task, TaskQuery, WorldFamily
+from scenarios.registry import family as registry_family
+
+
+def family_world(entry: WorldFamily, lang: str = "en", seed: int = 0) -> World:
+    """A family's default world; `lang` is passed only to families with more than one language."""
+    if lang not in entry.languages:
+        raise LookupError(f"{entry.name} has no {lang!r} world; languages: {', '.join(entry.languages)}")
+    options: dict[str, Any] = {"seed": seed}
+    if len(entry.languages) > 1:
+        options["lang"] = lang
+    return entry.build_world(**options)
+
+
+class TaskWorlds:
+    """A family's tasks (all, or the ids given), each task's world built on first use and then forked.
+
+    `data` is where to read the tasks (as `toolworlds run --data`), else the family's own.
+    Raises `LookupError` for an unknown family, a family without runnable tasks, a language
+    it lacks, or a task id it does not have.
+    """
+
+    def __init__(self, family: str, tasks: Sequence[str] | None = None, lang: str = "en", seed: int = 0,
+                 data: Path | None = None) -> None:
+        try:
+            self.family = registry_family(family)
+        except KeyError as exc:
+            raise LookupError(exc.args[0]) from None
+        loaded = self.family.tasks(TaskQuery(lang=lang, data=data, task_ids=tuple(tasks or ())))
+        if loaded.problems:
+            raise LookupError(f"{family}/{lang}: " + "; ".join(loaded.problems[:5]))
+        self.tasks: Mapping[str, Task] = {task.id: task for task in loaded.tasks}
+        missing = [task_id for task_id in tasks or () if task_id not in self.tasks]
+        if missing or not self.tasks:
+            known = ", ".join(list(self.tasks)[:10]) or "none"
+            raise LookupError(f"{family}/{lang} has no task {', '.join(missing) or '(any)'}; tasks: {known}")
+        self.lang = lang
+        self.seed = seed
+        self._built: dict[str, World] = {}
+
+    @property
+    def mode(self) -> str:
+        """How the family compares an end state with its ground truth (`sandbox.compare_states`)."""
+        return self.family.end_state_mode
+
+    def task(self, task_id: str) -> Task:
+        try:
+            return self.tasks[task_id]
+        except KeyError:
+            raise LookupError(f"{self.family.name} has no task {task_id!r}") from None
+
+    def start(self, task_id: str) -> World:
+        """The task's prebuilt world: read it, fork it, never act on it."""
+        built = self._built.get(task_id)
+        if built is None:
+            built = self._built[task_id] = self.task(task_id).world(self.seed)
+        return built
+
+    def fork(self, task_id: str) -> World:
+        return self.start(task_id).fork()
+
+    def tool_specs(self) -> list[ToolSpec]:
+        """Every tool any of the tasks offers, once each by name, in first-seen order; `ValueError`
+        when two tasks give one name different schemas (one description could not serve both)."""
+        specs: dict[str, tuple[str, ToolSpec]] = {}
+        for task_id in self.tasks:
+            for name, spec in self.start(task_id).tools.items():
+                first_task, first = specs.setdefault(name, (task_id, spec))
+                if (first.description, first.parameters) != (spec.description, spec.parameters):
+                    raise ValueError(f"tool {name!r} differs between tasks {first_task} and {task_id}: "
+                                     "choose tasks whose tools agree")
+        return [spec for _, spec in specs.values()]
