@@ -27,10 +27,11 @@ class ToolError(Exception):
 class ParseError(ValueError):
     """Model output that cannot be read as tool calls; `message` says why, for the agent."""
 
-    def __init__(self, message: str, *, position: int | None = None) -> None:
+    def __init__(self, message: str, *, position: int | None = None, limit: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.position = position
+        self.limit = limit  # the `InputLimits` field the message broke, if a bound was the reason
 
 
 class ReadOnlyViolation(RuntimeError):

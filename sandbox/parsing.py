@@ -2,8 +2,9 @@
 
 Model output is data, never code: the bracket syntax is read with `ast.parse` and a
 walker that accepts literals only (no evaluation, no name lookup, nothing imported or
-called), and JSON with `json.loads`. Input size and nesting are bounded, and every
-failure is a `ParseError` whose message tells the agent what to fix.
+called), and JSON with `json.loads`. Message size, calls per message, nesting, integer
+digits and name length are bounded by the world's `InputLimits`, and every failure is a
+`ParseError` whose message tells the agent what to fix (and, for a bound, names it).
 
 Accepted forms:
 - bracket syntax (ACEBench, BFCL, API-Bank): `[f(a=1, b='x'), g()]`, also a bare call
@@ -29,10 +30,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .errors import ParseError
-
-MAX_CHARS = 100_000
-MAX_DEPTH = 32
-MAX_CALLS = 256
+from .limits import DEFAULT_LIMITS, InputLimits, digits_at_least
 
 # Text the tokenizer warns about: escapes ("\\d") and numbers run into words ("1if").
 # Only such text pays for silencing warnings.
@@ -41,6 +39,10 @@ _MAY_WARN = re.compile(r"\\|\d[A-Za-z_]")
 _JSON_START = re.compile(r"\{|\[\s*(\{|\]|$)")
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n(.*?)```", re.DOTALL)
 _JSON_LITERALS = MappingProxyType({"true": True, "false": False, "null": None})
+# Quoted strings, to count the separators outside them (approximately: enough for a bound).
+_QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'" + r'|"(?:[^"\\\n]|\\.)*"')
+# Repairs fix hand-written benchmark data; text longer than this is not theirs to fix.
+_REPAIR_CHARS = 20_000
 
 
 @dataclass(frozen=True)
@@ -72,25 +74,30 @@ def render_calls(calls: Sequence[Call], *, sort_arguments: bool = False) -> str:
     return "[" + ", ".join(f"{c.name}({arguments(c)})" for c in calls) + "]"
 
 
-def parse_calls(text: str) -> list[Call]:
+def parse_calls(text: str, *, limits: InputLimits = DEFAULT_LIMITS) -> list[Call]:
     """The tool calls in `text`; raises `ParseError` (and nothing else) when there are none to read."""
-    return parse_message(text).calls
+    return parse_message(text, limits=limits).calls
 
 
-def parse_message(text: str, *, max_chars: int = MAX_CHARS) -> ParsedMessage:
+def parse_message(text: str, *, limits: InputLimits = DEFAULT_LIMITS) -> ParsedMessage:
+    """Read the calls of one model message; raises `ParseError` and nothing else."""
     try:
-        return _parse_message(text, max_chars)
+        return _parse_message(text, limits)
     except ParseError:
         raise
-    except (RecursionError, MemoryError, ValueError, TypeError) as exc:
+    except (RecursionError, MemoryError) as exc:
+        raise ParseError(f"message nested too deeply to read ({type(exc).__name__}; limit max_depth is "
+                         f"{limits.max_depth})", limit="max_depth") from None
+    except Exception as exc:
         raise ParseError(f"could not read tool calls: {type(exc).__name__}") from None
 
 
-def _parse_message(text: str, max_chars: int) -> ParsedMessage:
-    if not isinstance(text, str):
-        raise ParseError(f"expected text, got {type(text).__name__}")
-    if len(text) > max_chars:
-        raise ParseError(f"message too long to read as tool calls ({len(text)} > {max_chars} characters)")
+def _parse_message(text: str, limits: InputLimits) -> ParsedMessage:
+    if type(text) is not str:
+        raise ParseError("expected the message as text")
+    if len(text) > limits.max_message_chars:
+        raise ParseError(f"message too long to read as tool calls ({len(text)} characters; limit "
+                         f"max_message_chars is {limits.max_message_chars})", limit="max_message_chars")
     body = text.strip()
     if not body:
         raise ParseError("empty message: expected tool calls such as [tool_name(arg='value')]")
@@ -100,17 +107,19 @@ def _parse_message(text: str, max_chars: int) -> ParsedMessage:
         body = fenced.group(2).strip()
         notes = ("read the calls from a markdown code block",)
     if _JSON_START.match(body):
-        calls = _try_json(body)
+        calls = _try_json(body, limits)
         if calls is not None:
             return ParsedMessage(calls, "json", notes)
     try:
-        return ParsedMessage(_parse_brackets(body), "brackets", notes)
+        return ParsedMessage(_parse_brackets(body, limits), "brackets", notes)
     except ParseError as first_error:
+        if first_error.limit is not None or len(body) > _REPAIR_CHARS:
+            raise  # a bound, not a typo (or too long to be hand-written): nothing to repair
         repaired, repairs = _repair(body)
         if not repairs:
             raise
         try:
-            calls = _parse_brackets(repaired)
+            calls = _parse_brackets(repaired, limits)
         except ParseError:
             raise first_error from None
         if not calls:  # a "repair" that leaves nothing to run repaired nothing
@@ -121,29 +130,69 @@ def _parse_message(text: str, max_chars: int) -> ParsedMessage:
 # -- JSON ----------------------------------------------------------------------------------
 
 
-def _try_json(body: str) -> list[Call] | None:
+def decode_json(text: str, limits: InputLimits = DEFAULT_LIMITS) -> Any:
+    """`json.loads` that refuses integers longer than `max_int_digits` before converting them.
+
+    Python cannot even convert an integer of more than 4,300 digits; the refusal comes first
+    and names the bound. Raises `ParseError` for that, `json.JSONDecodeError` for bad JSON
+    and `RecursionError` for nesting deeper than the decoder's stack.
+    """
+    def integer(digits: str) -> int:
+        if len(digits.lstrip("-")) > limits.max_int_digits:
+            raise ParseError(f"an integer of {len(digits.lstrip('-'))} digits (limit max_int_digits is "
+                             f"{limits.max_int_digits})", limit="max_int_digits")
+        return int(digits)
+
+    return json.loads(text, parse_int=integer)
+
+
+def decode_arguments(name: str, text: str, limits: InputLimits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """The arguments of a JSON tool call, given as a JSON string (OpenAI's form); `ParseError` if unreadable."""
+    if len(text) > limits.max_message_chars:
+        raise ParseError(f"arguments of {name} too long to read ({len(text)} characters; limit max_message_chars is "
+                         f"{limits.max_message_chars})", limit="max_message_chars")
+    try:
+        arguments = decode_json(text, limits) if text.strip() else {}
+    except (json.JSONDecodeError, RecursionError):
+        raise ParseError(f"arguments of {name} are not valid JSON") from None
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, dict):
+        raise ParseError(f"arguments of {name} must be a JSON object of named values")
+    return arguments
+
+
+def _try_json(body: str, limits: InputLimits) -> list[Call] | None:
     """Calls from JSON, None when `body` is not JSON at all (it may be bracket syntax)."""
     try:
-        data = json.loads(body)
-    except (json.JSONDecodeError, RecursionError):
+        data = decode_json(body, limits)
+    except json.JSONDecodeError:
         return None
+    except RecursionError:
+        raise ParseError(f"JSON nested too deeply (limit max_depth is {limits.max_depth})",
+                         limit="max_depth") from None
     if isinstance(data, dict):
         if "tool_calls" in data:
             items = data["tool_calls"]
             if not isinstance(items, list):
                 raise ParseError("'tool_calls' must be a list")
-            return _bounded([_json_call(item) for item in items])
-        return [_json_call(data)]
+            return _bounded([_json_call(item, limits) for item in _first_calls(items, limits)], limits)
+        return [_json_call(data, limits)]
     if isinstance(data, list):
         if data and all(isinstance(item, dict) for item in data):
-            return _bounded([_json_call(item) for item in data])
+            return _bounded([_json_call(item, limits) for item in _first_calls(data, limits)], limits)
         if not data:
             return []
         return None
     raise ParseError("a JSON tool call must be an object or a list of objects")
 
 
-def _json_call(item: Any) -> Call:
+def _first_calls(items: list[Any], limits: InputLimits) -> list[Any]:
+    """No more calls than the limit allows, plus one so `_bounded` sees the excess without reading it all."""
+    return items[: limits.max_calls + 1]
+
+
+def _json_call(item: Any, limits: InputLimits) -> Call:
     if not isinstance(item, dict):
         raise ParseError("each JSON tool call must be an object")
     if isinstance(item.get("function"), dict):
@@ -157,33 +206,42 @@ def _json_call(item: Any) -> Call:
             arguments = item[key]
             break
     if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except (json.JSONDecodeError, RecursionError):
-            raise ParseError(f"arguments of {name} are not valid JSON") from None
+        arguments = decode_arguments(name, arguments, limits)
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
         raise ParseError(f"arguments of {name} must be a JSON object of named values")
-    _check_depth(arguments, 0, name)
-    return Call(_check_name(name), arguments)
+    _check_depth(arguments, 1, name, limits)
+    return Call(_check_name(name, limits), arguments)
 
 
-def _check_depth(value: Any, depth: int, name: str) -> None:
-    if depth > MAX_DEPTH:
-        raise ParseError(f"arguments of {name} are nested more than {MAX_DEPTH} levels deep")
+def _check_depth(value: Any, depth: int, name: str, limits: InputLimits) -> None:
+    """`depth` counts the lists and objects enclosing `value`'s items, the arguments object included."""
+    if depth > limits.max_depth:
+        raise _too_deep(name, limits)
     if isinstance(value, dict):
         for item in value.values():
-            _check_depth(item, depth + 1, name)
+            if isinstance(item, (dict, list)):
+                _check_depth(item, depth + 1, name, limits)
     elif isinstance(value, list):
         for item in value:
-            _check_depth(item, depth + 1, name)
+            if isinstance(item, (dict, list)):
+                _check_depth(item, depth + 1, name, limits)
+
+
+def _too_deep(name: str, limits: InputLimits) -> ParseError:
+    return ParseError(f"arguments of {name} are nested more than {limits.max_depth} levels deep "
+                      f"(limit max_depth)", limit="max_depth")
 
 
 # -- bracket syntax ------------------------------------------------------------------------
 
 
-def _parse_brackets(body: str) -> list[Call]:
+def _parse_brackets(body: str, limits: InputLimits) -> list[Call]:
+    # Building the syntax tree costs time per node: refuse a message with more values
+    # than any call may hold before paying for it.
+    if body.count(",") > limits.max_items and _QUOTED.sub("", body).count(",") > limits.max_items:
+        raise ParseError(f"more than {limits.max_items} values in one message (limit max_items)", limit="max_items")
     try:
         if _MAY_WARN.search(body):
             with warnings.catch_warnings():
@@ -193,9 +251,18 @@ def _parse_brackets(body: str) -> list[Call]:
         else:
             tree = ast.parse(body, mode="eval")
     except SyntaxError as exc:
+        if "nested" in exc.msg or "too many" in exc.msg:
+            raise ParseError(f"call syntax nested too deeply: {exc.msg} (limit max_depth is {limits.max_depth})",
+                             limit="max_depth") from None
+        if "integer string conversion" in exc.msg:
+            raise ParseError(f"an integer with too many digits (limit max_int_digits is {limits.max_int_digits})",
+                             limit="max_int_digits") from None
         raise ParseError(f"not valid call syntax: {exc.msg}", position=exc.offset) from None
-    except (RecursionError, MemoryError, ValueError):
-        raise ParseError("call syntax nested too deeply or malformed") from None
+    except (RecursionError, MemoryError):
+        raise ParseError(f"call syntax nested too deeply (limit max_depth is {limits.max_depth})",
+                         limit="max_depth") from None
+    except ValueError:
+        raise ParseError("call syntax malformed (e.g. a null character)") from None
     node = tree.body
     if isinstance(node, (ast.List, ast.Tuple)):
         elements = node.elts
@@ -209,12 +276,13 @@ def _parse_brackets(body: str) -> list[Call]:
     for element in elements:
         if not isinstance(element, ast.Call):
             raise ParseError(f"every element must be a tool call, found {_kind(element)}")
-        calls.append(_call(element))
-    return _bounded(calls)
+        calls.append(_call(element, limits))
+        _bounded(calls, limits)
+    return calls
 
 
-def _call(node: ast.Call) -> Call:
-    name = _dotted_name(node.func)
+def _call(node: ast.Call, limits: InputLimits) -> Call:
+    name = _dotted_name(node.func, limits)
     if node.args:
         raise ParseError(
             f"{name}() got a positional argument; name every argument, e.g. {name}(arg=value)"
@@ -225,11 +293,11 @@ def _call(node: ast.Call) -> Call:
             raise ParseError(f"{name}() uses ** unpacking; name every argument")
         if keyword.arg in arguments:
             raise ParseError(f"{name}() repeats argument {keyword.arg!r}")
-        arguments[keyword.arg] = _literal(keyword.value, 0, name)
+        arguments[keyword.arg] = _literal(keyword.value, 1, name, limits)
     return Call(name, arguments)
 
 
-def _dotted_name(node: ast.expr) -> str:
+def _dotted_name(node: ast.expr, limits: InputLimits) -> str:
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -237,14 +305,16 @@ def _dotted_name(node: ast.expr) -> str:
     if not isinstance(node, ast.Name):
         raise ParseError(f"a tool name must be a plain or dotted name, found {_kind(node)}")
     parts.append(node.id)
-    return _check_name(".".join(reversed(parts)))
+    return _check_name(".".join(reversed(parts)), limits)
 
 
-def _literal(node: ast.expr, depth: int, name: str) -> Any:
-    if depth > MAX_DEPTH:
-        raise ParseError(f"arguments of {name} are nested more than {MAX_DEPTH} levels deep")
+def _literal(node: ast.expr, depth: int, name: str, limits: InputLimits) -> Any:
+    """`depth` counts the lists and objects enclosing `node`, the arguments object included."""
     if isinstance(node, ast.Constant):
         value = node.value
+        if type(value) is int and not -limits.int_bound < value < limits.int_bound:
+            raise ParseError(f"{name}(): an integer of {digits_at_least(value)} or more digits (limit "
+                             f"max_int_digits is {limits.max_int_digits})", limit="max_int_digits")
         if value is None or isinstance(value, (str, bool, int, float)):
             return value
         raise ParseError(f"{name}(): {type(value).__name__} values are not supported")
@@ -254,17 +324,19 @@ def _literal(node: ast.expr, depth: int, name: str) -> Any:
             number: int | float = operand.value  # type: ignore[assignment]  # narrowed by the type check
             return -number if isinstance(node.op, ast.USub) else number
         raise ParseError(f"{name}(): a sign may only precede a number")
+    if isinstance(node, (ast.List, ast.Tuple, ast.Dict)) and depth >= limits.max_depth:
+        raise _too_deep(name, limits)
     if isinstance(node, (ast.List, ast.Tuple)):
-        return [_literal(item, depth + 1, name) for item in node.elts]
+        return [_literal(item, depth + 1, name, limits) for item in node.elts]
     if isinstance(node, ast.Dict):
         result: dict[Any, Any] = {}
         for key_node, value_node in zip(node.keys, node.values, strict=False):
             if key_node is None:
                 raise ParseError(f"{name}(): ** unpacking is not allowed in a dict")
-            key = _literal(key_node, depth + 1, name)
+            key = _literal(key_node, depth + 1, name, limits)
             if not isinstance(key, (str, int, float, bool)) or key is None:
                 raise ParseError(f"{name}(): dict keys must be strings or numbers")
-            result[key] = _literal(value_node, depth + 1, name)
+            result[key] = _literal(value_node, depth + 1, name, limits)
         return result
     if isinstance(node, ast.Name) and node.id in _JSON_LITERALS:
         return _JSON_LITERALS[node.id]
@@ -273,15 +345,16 @@ def _literal(node: ast.expr, depth: int, name: str) -> Any:
     raise ParseError(f"{name}(): {_kind(node)} is not allowed in arguments; use literal values")
 
 
-def _check_name(name: str) -> str:
-    if len(name) > 128:
-        raise ParseError("tool name longer than 128 characters")
+def _check_name(name: str, limits: InputLimits) -> str:
+    if len(name) > limits.max_name_chars:
+        raise ParseError(f"tool name longer than {limits.max_name_chars} characters (limit max_name_chars)",
+                         limit="max_name_chars")
     return name
 
 
-def _bounded(calls: list[Call]) -> list[Call]:
-    if len(calls) > MAX_CALLS:
-        raise ParseError(f"more than {MAX_CALLS} calls in one message")
+def _bounded(calls: list[Call], limits: InputLimits) -> list[Call]:
+    if len(calls) > limits.max_calls:
+        raise ParseError(f"more than {limits.max_calls} calls in one message (limit max_calls)", limit="max_calls")
     return calls
 
 

@@ -21,6 +21,7 @@ import docstring_parser
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
+from .limits import printable_text, type_name
 from .state import ATOMIC_TYPES
 
 Coercion = Literal["lax", "strict"]
@@ -233,5 +234,9 @@ def describe_validation_error(tool_name: str, error: ValidationError) -> tuple[s
 
 
 def _short_repr(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    """A bounded `repr` for an error message; the value's own `repr` may fail (or be huge)."""
+    try:
+        text = repr(value)
+    except Exception:
+        return f"<unprintable {type_name(value)}>"
+    return printable_text(text if len(text) <= limit else text[: limit - 3] + "...")

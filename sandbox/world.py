@@ -1,8 +1,8 @@
 """Worlds: apps composed with a clock, a random source, id counters and a call log.
 
-`World.call` is the single door for agent actions. It validates arguments, runs the
-tool under an undo journal, records the outcome and never lets an exception out: a
-failed call becomes an error record and leaves the world exactly as it was.
+`World.call` is the single door for agent actions. It bounds and validates arguments,
+runs the tool under an undo journal, records the outcome and never lets an exception
+out: a failed call becomes an error record and leaves the world exactly as it was.
 """
 
 from __future__ import annotations
@@ -25,6 +25,17 @@ from .errors import ParseError, ToolError
 from .journal import Journal
 from .journal import begin as _set_journal
 from .journal import end as _reset_journal
+from .limits import (
+    DEFAULT_LIMITS,
+    InputLimits,
+    LimitExceeded,
+    check_integers,
+    checked_copy,
+    printable_text,
+    redacted_copy,
+    type_name,
+    valid_text,
+)
 from .parsing import Call, parse_message
 from .rng import WorldRandom
 from .schemas import export_all
@@ -56,9 +67,11 @@ class World:
         tick: How far the clock moves after each call (default: not at all).
         coercion: "lax" accepts e.g. "5" for an integer (benchmark data does this);
             "strict" accepts only values of the declared type.
+        limits: Bounds on model input (message size, calls per message, nesting, string
+            length, integer digits); input past one is refused with an error naming it.
     """
 
-    __slots__ = ("_apps", "_ids", "_strict", "_tools", "clock", "coercion", "log", "rng")
+    __slots__ = ("_apps", "_ids", "_strict", "_tools", "clock", "coercion", "limits", "log", "rng")
 
     def __init__(
         self,
@@ -68,9 +81,12 @@ class World:
         start: _dt.datetime = DEFAULT_START,
         tick: _dt.timedelta | None = None,
         coercion: Coercion = "lax",
+        limits: InputLimits = DEFAULT_LIMITS,
     ) -> None:
         if coercion not in ("lax", "strict"):
             raise ValueError("coercion must be 'lax' or 'strict'")
+        if not isinstance(limits, InputLimits):
+            raise TypeError("limits must be an InputLimits")
         self._apps: dict[str, App[Any]] = {}
         tools: dict[str, ToolSpec] = {}
         for app in apps:
@@ -92,6 +108,7 @@ class World:
         self.log = CallLog()
         self.coercion: Coercion = coercion
         self._strict = coercion == "strict"
+        self.limits = limits
 
     # -- looking around ----------------------------------------------------------------
 
@@ -148,20 +165,31 @@ class World:
 
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallRecord:
         """Run one tool call. Never raises; failures are error records."""
+        try:
+            return self._call(name, arguments)
+        except Exception as exc:  # the engine's own failure (formatting, recording): still a record
+            return self._failed(name, exc)
+
+    def _call(self, name: Any, arguments: Any) -> CallRecord:
         if arguments is None:
             arguments = {}
-        is_mapping = type(arguments) is dict or isinstance(arguments, Mapping)
-        raw = plain(arguments) if is_mapping else _describe(arguments)
+        elif type(arguments) is not dict and isinstance(arguments, Mapping):
+            arguments = dict(arguments)
         spec = self._tools.get(name) if type(name) is str else None
         if spec is None:
             spec = self._resolve(name)
             if spec is None:
-                shown = name if isinstance(name, str) else _describe(name)
-                return self._record(shown, None, raw, None, None, self._unknown(name), False)
-        if not is_mapping:
+                return self._record(self._shown_name(name), None, redacted_copy(arguments, self.limits), None,
+                                    None, self._unknown(name), False)
+        if type(arguments) is not dict:
             error = CallError("invalid_arguments",
                               f"arguments for {spec.name} must be an object of named values")
-            return self._record(spec.name, spec.app, raw, None, None, error, False)
+            return self._record(spec.name, spec.app, redacted_copy(arguments, self.limits), None, None, error,
+                                False)
+        try:
+            raw = checked_copy(arguments, self.limits)
+        except LimitExceeded as exc:
+            return self._refuse(spec, redacted_copy(arguments, self.limits), exc)
         try:
             parsed = spec.validator.validate_python(arguments, strict=self._strict, extra="forbid")
         except ValidationError as exc:
@@ -169,6 +197,11 @@ class World:
             error = CallError("invalid_arguments", message, tuple(details))
             return self._record(spec.name, spec.app, raw, None, None, error, False)
         kwargs = parsed.__dict__
+        if not self._strict:
+            try:
+                check_integers(kwargs, self.limits)
+            except LimitExceeded as exc:
+                return self._refuse(spec, raw, exc)
         # The parsed model is private to this call, so its dict can be logged as is.
         validated = kwargs if spec.atomic_args else plain(kwargs)
         app = self._apps[spec.app]  # type: ignore[index]
@@ -178,6 +211,10 @@ class World:
         token = _set_journal(journal)
         try:
             result = spec.function(app, **kwargs)
+            # Converted while the journal can still undo the call, so a result the log
+            # cannot hold fails the call instead of half-recording it.
+            if type(result) is not str and result is not None:
+                result = plain(result)
         except ToolError as exc:
             journal.rollback()
             clock._now, rng.draws = now, draws
@@ -186,7 +223,7 @@ class World:
         except Exception as exc:  # a crash inside a tool is a world bug, not the agent's
             journal.rollback()
             clock._now, rng.draws = now, draws
-            error = CallError("internal_error", f"{spec.name} failed: {type(exc).__name__}: {exc}")
+            error = CallError("internal_error", f"{spec.name} failed: {_exception_text(exc)}")
             return self._record(spec.name, spec.app, raw, validated, None, error, False, now)
         except BaseException:
             journal.rollback()
@@ -194,21 +231,37 @@ class World:
             raise
         finally:
             _reset_journal(token)
-        if type(result) is not str and result is not None:
-            result = plain(result)
         return self._record(spec.name, spec.app, raw, validated, result, None, journal.changed, now)
 
     def execute(self, message: str | Sequence[Call]) -> list[CallRecord]:
-        """Run every call in a model message, in order; an unreadable message is one error record."""
-        if isinstance(message, str):
-            try:
-                calls = parse_message(message).calls
-            except ParseError as exc:
-                error = CallError("parse_error", exc.message)
-                return [self._record(None, None, message[:2000], None, None, error, False)]
-        else:
-            calls = list(message)
+        """Run every call in a model message, in order; an unreadable message is one error record.
+
+        Never raises: text past the world's limits, and anything that is neither text nor
+        a sequence of `Call`s, is a `parse_error` record.
+        """
+        try:
+            calls = self._read(message)
+        except ParseError as exc:
+            details = ({"limit": exc.limit},) if exc.limit else ()
+            error = CallError("parse_error", exc.message, details)
+            shown = printable_text(message[:2000]) if type(message) is str else f"<{type_name(message)}>"
+            return [self._record(None, None, shown, None, None, error, False)]
+        except Exception as exc:
+            return [self._failed(None, exc)]
         return [self.call(c.name, c.arguments) for c in calls]
+
+    def _read(self, message: Any) -> list[Call]:
+        if type(message) is str:
+            return parse_message(message, limits=self.limits).calls
+        if isinstance(message, (str, bytes, bytearray, Mapping)) or not isinstance(message, Sequence):
+            raise ParseError(f"expected a message as text or a list of calls, got {type_name(message)}")
+        calls = list(message[: self.limits.max_calls + 1])
+        if len(calls) > self.limits.max_calls:
+            raise ParseError(f"more than {self.limits.max_calls} calls in one message (limit max_calls)",
+                             limit="max_calls")
+        if not all(type(call) is Call for call in calls):
+            raise ParseError("every call of a message must be a Call(name, arguments)")
+        return calls
 
     def run_openai(self, tool_calls: Any) -> list[dict[str, Any]]:
         """Run OpenAI `tool_calls` (SDK objects or dicts); the `{"role": "tool", ...}` message for each."""
@@ -253,12 +306,13 @@ class World:
         new.log = self.log.view()
         new.coercion = self.coercion
         new._strict = self._strict
+        new.limits = self.limits
         return new
 
     # -- internals ---------------------------------------------------------------------
 
     def _resolve(self, name: Any) -> ToolSpec | None:
-        if not isinstance(name, str):
+        if type(name) is not str or len(name) > self.limits.max_name_chars:
             return None
         spec = self._tools.get(name)
         if spec is None and "." in name:
@@ -268,14 +322,40 @@ class World:
                 return None
         return spec
 
+    def _shown_name(self, name: Any) -> str:
+        """A tool name as the log can hold it: text, bounded, valid Unicode."""
+        if type(name) is not str:
+            return f"<{type_name(name)}>"
+        limit = self.limits.max_name_chars
+        shown = name if len(name) <= limit else name[:limit] + "..."
+        return shown if valid_text(shown) else printable_text(shown)
+
     def _unknown(self, name: Any) -> CallError:
-        shown = name if isinstance(name, str) else _describe(name)
+        shown = self._shown_name(name)
         message = f"unknown tool {shown!r}"
-        if isinstance(name, str):
+        if type(name) is not str:
+            message += " (a tool name must be text)"
+        elif len(name) > self.limits.max_name_chars:
+            message += f" (longer than {self.limits.max_name_chars} characters; limit max_name_chars)"
+        else:
             close = difflib.get_close_matches(name, list(self._tools), n=3)
             if close:
                 message += f"; did you mean {', '.join(close)}?"
         return CallError("unknown_tool", message, ({"available": sorted(self._tools)},))
+
+    def _refuse(self, spec: ToolSpec, raw: Any, exc: LimitExceeded) -> CallRecord:
+        """An argument past one of the world's limits: `invalid_arguments` naming the limit."""
+        where = f"'{exc.path}': " if exc.path else ""
+        error = CallError("invalid_arguments", f"invalid arguments for {spec.name}: {where}{exc.message} "
+                          f"(limit {exc.limit})", (exc.details(),))
+        return self._record(spec.name, spec.app, raw, None, None, error, False)
+
+    def _failed(self, name: Any, exc: Exception) -> CallRecord:
+        """The record of a call the engine itself could not handle; built from nothing the caller sent but
+        the name, so it cannot fail the same way. Nothing ran, so there is nothing to undo."""
+        error = CallError("internal_error", f"the world could not handle this call: {_exception_text(exc)}")
+        tool = self._shown_name(name) if name is not None else None
+        return self._record(tool, None, None, None, None, error, False)
 
     def _record(
         self,
@@ -300,6 +380,14 @@ class World:
         return f"World(apps={list(self._apps)}, tools={len(self._tools)}, calls={len(self.log)})"
 
 
-def _describe(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 200 else text[:197] + "..."
+def _exception_text(exc: BaseException) -> str:
+    """`Type: message` for an error record; the message may itself fail to format, or be huge."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = "(its message could not be read)"
+    if type(text) is not str:
+        text = "(its message could not be read)"
+    if len(text) > 500:
+        text = text[:497] + "..."
+    return printable_text(f"{type_name(exc)}: {text}")

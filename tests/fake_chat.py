@@ -1,11 +1,19 @@
-"""Local chat-API endpoints for tests, bound to 127.0.0.1: a function writes each reply."""
+"""Local chat-API endpoints for tests, bound to 127.0.0.1: a function writes each reply.
+
+`serve` is the raw server: the function returns a `Response` (any status, any bytes, an
+optional pause), so tests can make the endpoint fail in every way a real one does.
+`json_endpoint` and `chat_endpoint` are the well-behaved shapes built on it. Each request
+runs in its own thread, so a reply that sleeps does not hold up the others.
+"""
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -13,24 +21,59 @@ Model = Callable[[dict[str, Any]], dict[str, Any]]  # the request body -> the as
 Reply = Callable[[dict[str, Any]], dict[str, Any]]  # the request body -> the whole response body
 
 
+@dataclass(frozen=True)
+class Response:
+    """What the server sends: a status, a body (bytes, sent as given) and a content type, after a pause."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "application/json"
+    delay: float = 0.0
+
+
+Answer = Callable[[dict[str, Any]], Response]
+
+
+def completion(message: dict[str, Any], model: str = "fake-model") -> dict[str, Any]:
+    """A well-formed chat-completion body holding `message`."""
+    return {"id": "x", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+
+
+def say(content: str) -> Response:
+    return Response(json.dumps(completion({"role": "assistant", "content": content})).encode())
+
+
+def tool_call(name: str, arguments: str) -> Response:
+    message = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": name, "arguments": arguments}}]}
+    return Response(json.dumps(completion(message)).encode())
+
+
 @contextmanager
-def json_endpoint(reply: Reply) -> Iterator[str]:
-    """Serve POSTs answered by `reply`, whatever the path; yields the base URL."""
+def serve(answer: Answer) -> Iterator[str]:
+    """Serve POSTs answered by `answer`, whatever the path, until the block ends; yields the base URL."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            payload = json.dumps(reply(body)).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+            response = answer(body)
+            if response.delay:
+                time.sleep(response.delay)
+            try:
+                self.send_response(response.status)
+                self.send_header("Content-Type", response.content_type)
+                self.send_header("Content-Length", str(len(response.body)))
+                self.end_headers()
+                self.wfile.write(response.body)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting
+                pass
 
         def log_message(self, *args: Any) -> None:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -40,12 +83,14 @@ def json_endpoint(reply: Reply) -> Iterator[str]:
 
 
 @contextmanager
+def json_endpoint(reply: Reply) -> Iterator[str]:
+    """Serve POSTs answered with the JSON body `reply` returns; yields the base URL."""
+    with serve(lambda body: Response(json.dumps(reply(body)).encode())) as url:
+        yield url
+
+
+@contextmanager
 def chat_endpoint(model: Model) -> Iterator[str]:
     """Serve OpenAI chat completions answered by `model`; yields the base URL (ending in /v1)."""
-
-    def reply(body: dict[str, Any]) -> dict[str, Any]:
-        return {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                "choices": [{"index": 0, "message": model(body), "finish_reason": "stop"}]}
-
-    with json_endpoint(reply) as url:
+    with json_endpoint(lambda body: completion(model(body), body["model"])) as url:
         yield url + "/v1"

@@ -221,3 +221,39 @@ def test_generated_run_ids_never_reuse_a_taken_name(tmp_path: Path) -> None:
     store.start_run("run-3", "oracle", {})
     store.start_run("mine", "oracle", {})
     assert store.new_run_id() == "run-4"
+
+
+def test_a_database_from_before_the_error_column_opens_and_resumes(tmp_path: Path) -> None:
+    database = tmp_path / "old.db"
+    store = RunStore(f"sqlite:///{database}")
+    execute_run(store, "old", task_sets(2), AgentSpec())
+    store.close()
+    with sqlite3.connect(database) as connection:  # the schema an older release wrote
+        connection.execute("alter table episodes drop column error")
+        assert "error" not in [row[1] for row in connection.execute("pragma table_info(episodes)")]
+    reopened = RunStore(f"sqlite:///{database}")
+    with sqlite3.connect(database) as connection:
+        assert "error" in [row[1] for row in connection.execute("pragma table_info(episodes)")]
+    episodes = execute_run(reopened, "old", task_sets(3), AgentSpec())
+    assert len(episodes) == 6 and all(e.error is None for e in episodes)
+    assert scores(reopened, "old")[("all", "all", "failed")] == 0
+
+
+def test_failed_episodes_are_kept_on_resume_and_replaced_on_retry(tmp_path: Path) -> None:
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    broken = AgentSpec("llm", model="m", base_url="http://127.0.0.1:9/v1", timeout=0.2, retries=0)
+    first = execute_run(store, "r", task_sets(2), broken)
+    assert len(first) == 4 and all(e.error and "EndpointError" in e.error for e in first)
+    assert store.failed("r") == {(e.task_set, e.task_id) for e in first}
+    resumed = execute_run(store, "r", task_sets(3), AgentSpec())  # new tasks run; failed ones stay as they are
+    assert [(e.id, e.error) for e in resumed[:4]] == [(e.id, e.error) for e in first]
+    assert sum(e.error is None for e in resumed) == 2
+    retried = execute_run(store, "r", task_sets(3), AgentSpec(), retry_failed=True)
+    assert len(retried) == 6 and all(e.error is None for e in retried) and store.failed("r") == set()
+    with sqlite3.connect(tmp_path / "runs.db") as connection:
+        orphans = connection.execute(
+            "select count(*) from calls where episode_id not in (select id from episodes)").fetchone()[0]
+    assert orphans == 0
+    refused = CliRunner().invoke(app, ["run", "--db", f"sqlite:///{tmp_path / 'runs.db'}", "--run-id", "r",
+                                       "--retry-failed"])
+    assert refused.exit_code == 2 and "--resume" in refused.output

@@ -32,18 +32,30 @@ class ChatMessage:
 
 @dataclass(frozen=True)
 class Turn:
-    """What an agent says: calls to run, and/or text for the user."""
+    """What an agent says: calls to run, and/or text for the user.
+
+    `call_text` is a message of tool calls the agent could not read itself (past an input
+    limit, or malformed): the world reads it, and records why it cannot as a `parse_error`
+    the agent then sees, so a bad reply costs the model a step, never the episode.
+    """
 
     calls: tuple[Call, ...] = ()
     text: str = ""
     raw: str | None = None  # the agent's message as it wrote it, when it wrote one
+    call_text: str | None = None
 
     @classmethod
     def from_text(cls, text: str) -> Turn:
-        """Read calls out of model text; text with no calls is an answer to the user."""
+        """Read calls out of model text; text with no calls is an answer to the user.
+
+        Text refused for breaking an input limit was meant as calls (it parsed far enough to
+        break one), so it goes to the world as `call_text` rather than ending the episode.
+        """
         try:
             return cls(calls=tuple(parse_message(text).calls), raw=text)
-        except ParseError:
+        except ParseError as exc:
+            if exc.limit is not None:
+                return cls(raw=text, call_text=text)
             return cls(text=text, raw=text)
 
 

@@ -20,6 +20,7 @@ from sandbox.schemas import FORMATS
 from scenarios.family import ReplayReport, TaskQuery, WorldFamily
 from scenarios.registry import families, family
 
+from .llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .runconfig import RunConfig, read_run_config
 from .runner import TaskSet
 
@@ -192,7 +193,15 @@ def run(
     user: Annotated[str, typer.Option(help="Multi-turn user simulator: scripted or llm.")] = "scripted",
     db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
     run_id: Annotated[str | None, typer.Option("--run-id", help="Name of the run (default: run-N).")] = None,
-    resume: Annotated[bool, typer.Option(help="Continue --run-id, skipping finished episodes.")] = False,
+    resume: Annotated[bool, typer.Option(help="Continue --run-id, skipping stored episodes (failed ones too).")
+                      ] = False,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="With --resume: run the episodes stored as "
+                                               "failed again, replacing them.")] = False,
+    timeout: Annotated[float, typer.Option(min=0.001, help="Seconds to wait for each endpoint request.")
+                       ] = DEFAULT_TIMEOUT,
+    retries: Annotated[int, typer.Option(min=0, help="Further tries of an endpoint request that failed "
+                                         "transiently (429, 5xx, connection, timeout), with backoff.")
+                       ] = DEFAULT_RETRIES,
     workers: Annotated[int, typer.Option(min=1, help="Episodes run in parallel processes.")] = 1,
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many tasks per task set "
                                               "(toolbench: the first N that pass the filters).")] = None,
@@ -209,11 +218,16 @@ def run(
              "filter_category, filter_tags, task_ids. Flags win over the file.")] = None,
     pause: Annotated[float, typer.Option(hidden=True, help="Seconds to wait per episode.")] = 0.0,
 ) -> None:
-    """Run an agent over task sets, store every episode, and print the scores."""
+    """Run an agent over task sets, store every episode, and print the scores.
+
+    An episode that fails (the endpoint stays down, the agent breaks) is stored with its
+    reason and the run goes on; the summary counts them. `--resume` skips them;
+    `--resume --retry-failed` runs them again.
+    """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from .report import score_table
-    from .runner import AgentSpec, execute_run
+    from .runner import AgentSpec, execute_run, pending_tasks
     from .store import RunStore
 
     if agent not in ("oracle", "noisy", "llm"):
@@ -222,6 +236,8 @@ def run(
         raise fail("--agent llm and --user llm need --model and --base-url")
     if resume and not run_id:
         raise fail("--resume needs the --run-id of the run to continue")
+    if retry_failed and not resume:
+        raise fail("--retry-failed continues a run: give it with --resume --run-id")
     chosen = _run_config(config)
     query = TaskQuery(
         data=data if data is not None else (Path(chosen.data) if chosen.data else None),
@@ -237,14 +253,43 @@ def run(
     name = run_id or store.new_run_id()
     if run_id and not resume and store.run(run_id) is not None:
         raise fail(f"run {run_id!r} already exists in {db}; add --resume to continue it")
-    spec = AgentSpec(kind=agent, noise=noise, seed=seed, model=model, base_url=base_url, pause=pause, user=user)
-    todo = sum(len(s.tasks) for s in sets) - len(store.finished(name))
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=errors, transient=True) as progress:
-        bar = progress.add_task(f"{name}: episodes", total=max(todo, 0))
-        execute_run(store, name, sets, spec, workers=workers, on_done=lambda _: progress.advance(bar))
+    spec = AgentSpec(kind=agent, noise=noise, seed=seed, model=model, base_url=base_url, pause=pause, user=user,
+                     timeout=timeout, retries=retries)
+    todo = len(pending_tasks(store, name, sets, retry_failed=retry_failed))
+    try:
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=errors, transient=True) as progress:
+            bar = progress.add_task(f"{name}: episodes", total=todo)
+            episodes = execute_run(store, name, sets, spec, workers=workers, retry_failed=retry_failed,
+                                   on_done=lambda _: progress.advance(bar))
+    except KeyboardInterrupt:
+        errors.print(f"interrupted: every finished episode is stored. Continue with: "
+                     f"{_resume_command(name, db)}", highlight=False, soft_wrap=True)
+        store.close()
+        raise typer.Exit(code=130) from None
     console.print(score_table(name, store.scores(name), title=f"{name}: {spec.describe()} ({db})"))
+    _print_summary(name, db, episodes)
     store.close()
+
+
+def _resume_command(run_id: str, db: str, *extra: str) -> str:
+    return " ".join(["toolworlds run", "--db", db, "--run-id", run_id, "--resume", *extra])
+
+
+def _print_summary(run_id: str, db: str, episodes: list[Any]) -> None:
+    """How many episodes the run holds, which failed and why, and how to continue it."""
+    failed = [e for e in episodes if e.error is not None]
+    console.print(f"run {escape(run_id)}: {len(episodes)} episodes stored, {len(failed)} failed", highlight=False)
+    reasons: dict[str, list[str]] = {}
+    for episode in failed:
+        reasons.setdefault(episode.error[:160], []).append(f"{episode.task_set}:{episode.task_id}")
+    for reason, tasks in sorted(reasons.items(), key=lambda kv: -len(kv[1]))[:10]:
+        shown = ", ".join(tasks[:3]) + (f" and {len(tasks) - 3} more" if len(tasks) > 3 else "")
+        console.print(f"  {len(tasks)} x {escape(reason)}  ({escape(shown)})", highlight=False, soft_wrap=True)
+    console.print(f"continue this run: {escape(_resume_command(run_id, db))}", highlight=False, soft_wrap=True)
+    if failed:
+        console.print(f"run the failed episodes again: {escape(_resume_command(run_id, db, '--retry-failed'))}",
+                      highlight=False, soft_wrap=True)
 
 
 def _run_config(path: Path | None) -> RunConfig:

@@ -4,6 +4,10 @@ The conversation logic is written once, as a generator that asks for the agent's
 and the user's replies; `run_episode` drives it with a sync agent, `arun_episode` with an
 async one. Multi-step tasks give the agent the instruction and let it work; multi-turn
 tasks put a user simulator in between.
+
+An episode never raises on account of its agent or user: an exception from either (an
+endpoint that stayed down, a bug in an agent) ends the episode with `error` set to the
+reason, keeping everything that happened before it.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sandbox.calllog import CallRecord
-from sandbox.parsing import render_calls
+from sandbox.limits import printable_text, type_name
+from sandbox.parsing import Call, render_calls
 from sandbox.world import World
 
 from .agents import ChatMessage, Turn
@@ -43,6 +48,7 @@ class Episode:
     turns: int = 0
     finished: bool = False
     stop_reason: str = ""
+    error: str | None = None  # why the episode failed (its agent or user raised), if it did
 
 
 _Request = tuple[str, list[ChatMessage]]
@@ -61,11 +67,18 @@ def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn:
             return
         turn: Turn = yield ("agent", conversation)
         episode.steps += 1
-        if turn.calls:
-            text = turn.raw if turn.raw is not None else render_calls(turn.calls)
-            conversation.append(ChatMessage("assistant", text, turn.calls))
+        if turn.calls or turn.call_text is not None:
+            if turn.call_text is not None:  # the world reads it, and says why it cannot
+                text = turn.call_text
+                records = world.execute(text)
+                calls = tuple(Call(r.tool, r.arguments) for r in records
+                              if type(r.tool) is str and isinstance(r.arguments, dict))
+            else:
+                text = turn.raw if turn.raw is not None else render_calls(turn.calls)
+                records = world.execute(list(turn.calls))
+                calls = turn.calls
+            conversation.append(ChatMessage("assistant", text, calls))
             episode.process.append(text)
-            records = world.execute(list(turn.calls))
             episode.records.extend(records)
             observation = json.dumps([r.observation() for r in records], ensure_ascii=False, default=str)
             conversation.append(ChatMessage("tool", observation))
@@ -99,6 +112,23 @@ def _start(task: EpisodeTask, world: World | None, user: Any, max_steps: int, ma
     return world, episode, user, steps, first
 
 
+def failure_reason(exc: BaseException) -> str:
+    """One printable line saying what went wrong, whatever the exception (its message may not format)."""
+    try:
+        message = str(exc)
+    except Exception:
+        message = ""
+    message = " ".join(message.split()) if isinstance(message, str) else ""
+    reason = f"{type_name(exc)}: {message[:500]}" if message else type_name(exc)
+    return printable_text(reason)
+
+
+def _fail(episode: Episode, who: str, exc: Exception) -> None:
+    episode.finished = False
+    episode.stop_reason = f"{who} failed"
+    episode.error = f"{who}: {failure_reason(exc)}"
+
+
 def start_episode(task: EpisodeTask, *, world: World | None = None, user: Any = None, max_steps: int = 30,
                   max_turns: int = 10) -> tuple[World, Episode, Any, Generator[_Request, Any, None], _Request | None]:
     """The conversation `run_episode` drives, for a caller that supplies the agent's turns itself
@@ -110,27 +140,42 @@ def run_episode(task: EpisodeTask, agent: Any, *, user: UserSimulator | None = N
                 max_steps: int = 30, max_turns: int = 10) -> tuple[World, Episode]:
     """Run a task with a sync agent; multi-turn tasks use `user` (default: a scripted user)."""
     world, episode, user, steps, request = _start(task, world, user, max_steps, max_turns)
-    try:
-        while request is not None:
-            who, conversation = request
+    while request is not None:
+        who, conversation = request
+        try:
             answer = agent.act(conversation, task.functions) if who == "agent" else user.respond(conversation)
-            request = steps.send(answer)
-    except StopIteration:
-        pass
+        except Exception as exc:
+            _fail(episode, who, exc)
+            break
+        request = _advance(steps, answer, episode)
+    steps.close()
     return world, episode
+
+
+def _advance(steps: Generator[_Request, Any, None], answer: Any, episode: Episode) -> _Request | None:
+    """The conversation's next request, or None when it is over (or broke on an answer it could not use)."""
+    try:
+        return steps.send(answer)
+    except StopIteration:
+        return None
+    except Exception as exc:  # e.g. an agent that answered with something that is not a Turn
+        _fail(episode, "episode", exc)
+        return None
 
 
 async def arun_episode(task: EpisodeTask, agent: Any, *, user: Any | None = None, world: World | None = None,
                        max_steps: int = 30, max_turns: int = 10) -> tuple[World, Episode]:
     """Like `run_episode`, for agents (and users) whose methods are coroutines."""
     world, episode, user, steps, request = _start(task, world, user, max_steps, max_turns)
-    try:
-        while request is not None:
-            who, conversation = request
+    while request is not None:
+        who, conversation = request
+        try:
             answer = agent.act(conversation, task.functions) if who == "agent" else user.respond(conversation)
             if inspect.isawaitable(answer):
                 answer = await answer
-            request = steps.send(answer)
-    except StopIteration:
-        pass
+        except Exception as exc:
+            _fail(episode, who, exc)
+            break
+        request = _advance(steps, answer, episode)
+    steps.close()
     return world, episode

@@ -15,9 +15,9 @@ from evaluators.results import ScoreTable
 
 from .store import EpisodeRow, RunStore, ScoreRow
 
-METRICS = ("episodes", "end_to_end", "process", "mean_steps", "call_errors")
+METRICS = ("episodes", "end_to_end", "process", "mean_steps", "call_errors", "failed")
 HEADERS = MappingProxyType({"episodes": "n", "end_to_end": "end-to-end", "process": "process",
-                            "mean_steps": "steps", "call_errors": "errors"})
+                            "mean_steps": "steps", "call_errors": "errors", "failed": "failed"})
 
 
 def score_table(run_id: str, scores: list[ScoreRow], title: str | None = None) -> Table:
@@ -45,7 +45,7 @@ def _by_group(scores: list[ScoreRow]) -> dict[tuple[str, str], dict[str, float]]
 def _fmt(metric: str, value: float | None) -> str:
     if value is None:
         return "-"
-    if metric in ("episodes", "call_errors"):
+    if metric in ("episodes", "call_errors", "failed"):
         return str(int(value))
     return f"{value:.3f}" if metric in ("end_to_end", "process") else f"{value:.2f}"
 
@@ -65,7 +65,8 @@ def html_report(store: RunStore, run_id: str) -> str:
     )
     failures = "".join(
         f"<tr><td>{html.escape(e.task_set)}</td><td>{html.escape(e.task_id)}</td>"
-        f"<td>{e.process:.3f}</td><td>{html.escape(e.stop_reason)}</td>"
+        f"<td>{e.process:.3f}</td><td>{html.escape(e.stop_reason)}"
+        f"{'' if e.error is None else ': ' + html.escape(e.error)}</td>"
         f"<td><code>{html.escape(_first_diff(e))}</code></td></tr>"
         for e in episodes if not e.success
     ) or '<tr><td colspan="5">every episode reached the expected end state</td></tr>'

@@ -3,6 +3,11 @@
 Workers are processes (`--workers N`); each episode is independent and deterministic, so
 any number of workers gives the same scores as one. The main process alone writes to the
 store, committing each episode as it finishes.
+
+A run never dies of one episode: whatever goes wrong in it (the endpoint, the agent, the
+world, the scoring, the worker process itself) becomes that episode's stored `error`, as
+plain text, and the run goes on. A failed episode counts as stored: `--resume` skips it,
+`--resume --retry-failed` runs it again and replaces it.
 """
 
 from __future__ import annotations
@@ -12,14 +17,16 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from evaluators.task_score import episode_scorer
+from sandbox.limits import printable_text, redacted_copy
 
 from .agents import NoisyAgent, OracleAgent
-from .episodes import run_episode
+from .episodes import failure_reason, run_episode
+from .llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .store import CallRow, EpisodeRow, RunStore, ScoreRow
 
 
@@ -34,6 +41,8 @@ class AgentSpec:
     base_url: str = ""
     pause: float = 0.0  # seconds to wait per episode (for demos and crash tests)
     user: str = "scripted"  # scripted | llm (multi-turn user simulator)
+    timeout: float = DEFAULT_TIMEOUT  # seconds per endpoint request
+    retries: int = DEFAULT_RETRIES  # further tries of a request that failed transiently
 
     def describe(self) -> str:
         if self.kind == "noisy":
@@ -48,17 +57,22 @@ class AgentSpec:
         if self.kind == "noisy":
             return NoisyAgent(task, noise=self.noise, seed=self.seed)
         if self.kind == "llm":
-            from .llm import ChatClient, LLMAgent
+            from .llm import LLMAgent
 
-            return LLMAgent(ChatClient(self.base_url, self.model))
+            return LLMAgent(self.client())
         raise ValueError(f"unknown agent {self.kind!r}; use oracle, noisy or llm")
 
     def build_user(self, task: Any) -> Any:
         if self.user == "llm":
-            from .llm import ChatClient, LLMUser
+            from .llm import LLMUser
 
-            return LLMUser(ChatClient(self.base_url, self.model), task.question)
+            return LLMUser(self.client(), task.question)
         return None  # the episode's default: a scripted user
+
+    def client(self) -> Any:
+        from .llm import ChatClient
+
+        return ChatClient(self.base_url, self.model, timeout=self.timeout, retries=self.retries)
 
 
 @dataclass
@@ -84,7 +98,15 @@ class Outcome:
 
 
 def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact") -> Outcome:
-    """Run and score one task (top level, so process pools can call it)."""
+    """Run and score one task (top level, so process pools can call it). Never raises: a
+    failure anywhere is the outcome's `error`."""
+    try:
+        return _run_and_score(task_set, task, spec, mode)
+    except Exception as exc:
+        return failed_outcome(task_set, task, f"run: {failure_reason(exc)}")
+
+
+def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str) -> Outcome:
     agent = spec.build(task)
     world, episode = run_episode(task, agent, user=spec.build_user(task))
     if spec.pause:
@@ -97,16 +119,46 @@ def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact") -> O
         "state_fraction": score.state_fraction, "process": score.process,
         "steps": episode.steps, "calls": len(episode.records), "errors": sum(errors.values()),
         "error_types": json.dumps(dict(sorted(errors.items()))), "finished": episode.finished,
-        "stop_reason": episode.stop_reason, "diff": score.diff.to_json(),
+        "stop_reason": episode.stop_reason, "diff": score.diff.to_json(), "error": episode.error,
     }
     calls = [
-        {"seq": r.seq, "tool": r.tool, "arguments": json.dumps(r.arguments, ensure_ascii=False, default=str),
-         "result": json.dumps(r.result, ensure_ascii=False, default=str),
+        {"seq": r.seq, "tool": None if r.tool is None else printable_text(r.tool),
+         "arguments": _stored_json(r.arguments), "result": _stored_json(r.result),
          "error_type": None if r.error is None else r.error.type,
-         "error_message": None if r.error is None else r.error.message}
+         "error_message": None if r.error is None else printable_text(r.error.message)}
         for r in episode.records
     ]
     return Outcome(row, calls)
+
+
+def failed_outcome(task_set: str, task: Any, reason: str) -> Outcome:
+    """The stored form of an episode that could not be run or scored at all."""
+    row = {
+        "task_set": task_set, "task_id": str(getattr(task, "id", "?")), "category": str(getattr(task, "category", "?")),
+        "success": False, "state_fraction": 0.0, "process": 0.0, "steps": 0, "calls": 0, "errors": 0,
+        "error_types": "{}", "finished": False, "stop_reason": "run failed", "diff": "[]",
+        "error": printable_text(reason),
+    }
+    return Outcome(row, [])
+
+
+def _stored_json(value: Any) -> str:
+    """JSON text any database can hold: valid UTF-8, whatever the value (typed values via `str`)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except Exception:  # a value json cannot write (too deep, too large a number): store what can be
+        text = json.dumps(redacted_copy(value), ensure_ascii=False, default=str)
+    return printable_text(text)
+
+
+def pending_tasks(store: RunStore, run_id: str, task_sets: Sequence[TaskSet], *, retry_failed: bool = False
+                  ) -> list[tuple[str, Any, str]]:
+    """(task set, task, end-state mode) of every task the run still has to do: not stored yet,
+    or stored as failed when `retry_failed`."""
+    done = store.finished(run_id)
+    if retry_failed:
+        done -= store.failed(run_id)
+    return [(s.name, task, s.end_state_mode) for s in task_sets for task in s.tasks if (s.name, task.id) not in done]
 
 
 def execute_run(
@@ -116,13 +168,13 @@ def execute_run(
     spec: AgentSpec,
     *,
     workers: int = 1,
+    retry_failed: bool = False,
     on_done: Callable[[Outcome], None] | None = None,
 ) -> list[EpisodeRow]:
-    """Run every task not yet stored for `run_id`; returns all of the run's episodes."""
+    """Run every task not yet stored for `run_id` (and, with `retry_failed`, every one stored
+    as failed); returns all of the run's episodes."""
     store.start_run(run_id, spec.describe(), {"task_sets": [s.name for s in task_sets], **asdict(spec)})
-    done = store.finished(run_id)
-    pending = [(s.name, task, s.end_state_mode) for s in task_sets for task in s.tasks
-               if (s.name, task.id) not in done]
+    pending = pending_tasks(store, run_id, task_sets, retry_failed=retry_failed)
 
     def save(outcome: Outcome) -> None:
         episode = EpisodeRow(run_id=run_id, finished_at=dt.datetime.now(dt.timezone.utc), **outcome.episode)
@@ -135,9 +187,15 @@ def execute_run(
             save(run_one(name, task, spec, mode))
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(run_one, name, task, spec, mode) for name, task, mode in pending]
+            futures: dict[Future[Outcome], tuple[str, Any]] = {
+                pool.submit(run_one, name, task, spec, mode): (name, task) for name, task, mode in pending}
             for future in as_completed(futures):
-                save(future.result())
+                try:
+                    outcome = future.result()
+                except Exception as exc:  # the worker died, or the task could not be sent to it
+                    name, task = futures[future]
+                    outcome = failed_outcome(name, task, f"worker: {failure_reason(exc)}")
+                save(outcome)
     episodes = store.episodes(run_id)
     store.save_scores(run_id, summarize_run(run_id, episodes))
     return episodes
@@ -158,6 +216,7 @@ def summarize_run(run_id: str, episodes: Iterable[EpisodeRow]) -> list[ScoreRow]
             "process": round(sum(e.process for e in members) / n, 3),
             "mean_steps": round(sum(e.steps for e in members) / n, 2),
             "call_errors": sum(e.errors for e in members),
+            "failed": sum(e.error is not None for e in members),
         }
         rows.extend(ScoreRow(run_id=run_id, task_set=task_set, category=category, metric=metric, value=value)
                     for metric, value in metrics.items())

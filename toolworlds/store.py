@@ -3,7 +3,11 @@
 SQLite (`toolworlds.db`) by default; PostgreSQL or anything else via a URL. Each finished
 episode is written in one transaction together with its calls, so a run killed at any
 moment keeps every episode it finished and loses only the one in flight; `--resume`
-skips what is already stored.
+skips what is already stored, failed episodes included (`--retry-failed` runs those again,
+replacing each in one transaction, so a crash mid-retry still keeps the failure on record).
+
+Databases written by an older toolworlds lack columns added since (such as `episodes.error`);
+opening one adds each missing column, all of them nullable, so old runs keep working.
 """
 
 from __future__ import annotations
@@ -13,9 +17,10 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import UniqueConstraint
+from sqlalchemy import UniqueConstraint, inspect, text
 from sqlalchemy.engine import Engine
-from sqlmodel import Field, Session, SQLModel, col, create_engine, select
+from sqlalchemy.schema import CreateColumn
+from sqlmodel import Field, Session, SQLModel, col, create_engine, delete, select
 
 DEFAULT_URL = "sqlite:///toolworlds.db"
 
@@ -49,6 +54,9 @@ class EpisodeRow(SQLModel, table=True):
     stop_reason: str = ""
     diff: str = "[]"  # JSON: field-level differences from the expected end state
     finished_at: dt.datetime
+    # Why the episode failed (endpoint, agent, world, scoring or worker), None if it ran to its end.
+    # Added after the first release: nullable, so opening an older database can add it.
+    error: str | None = None
 
 
 class CallRow(SQLModel, table=True):
@@ -82,6 +90,7 @@ class RunStore:
         self.url = url
         self.engine: Engine = create_engine(url)
         SQLModel.metadata.create_all(self.engine)
+        add_missing_columns(self.engine)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -116,9 +125,24 @@ class RunStore:
             rows = session.exec(select(EpisodeRow.task_set, EpisodeRow.task_id).where(EpisodeRow.run_id == run_id))
             return {(task_set, task_id) for task_set, task_id in rows.all()}
 
-    def save_episode(self, episode: EpisodeRow, calls: Iterable[CallRow]) -> None:
-        """Write an episode and its calls in one transaction."""
+    def failed(self, run_id: str) -> set[tuple[str, str]]:
+        """(task set, task id) of the run's stored episodes that failed."""
         with Session(self.engine) as session:
+            rows = session.exec(select(EpisodeRow.task_set, EpisodeRow.task_id)
+                                .where(EpisodeRow.run_id == run_id, col(EpisodeRow.error).is_not(None)))
+            return {(task_set, task_id) for task_set, task_id in rows.all()}
+
+    def save_episode(self, episode: EpisodeRow, calls: Iterable[CallRow]) -> None:
+        """Write an episode and its calls in one transaction, replacing a stored episode of the same
+        task (a failed one being retried) in that same transaction."""
+        with Session(self.engine) as session:
+            old = session.exec(select(EpisodeRow.id).where(
+                EpisodeRow.run_id == episode.run_id, EpisodeRow.task_set == episode.task_set,
+                EpisodeRow.task_id == episode.task_id)).all()
+            if old:
+                session.exec(delete(CallRow).where(col(CallRow.episode_id).in_(old)))
+                session.exec(delete(EpisodeRow).where(col(EpisodeRow.id).in_(old)))
+                session.flush()
             session.add(episode)
             session.flush()
             for call in calls:
@@ -147,3 +171,27 @@ class RunStore:
     def scores(self, run_id: str) -> list[ScoreRow]:
         with Session(self.engine) as session:
             return list(session.exec(select(ScoreRow).where(ScoreRow.run_id == run_id)).all())
+
+
+def add_missing_columns(engine: Engine) -> list[str]:
+    """Add to existing tables the nullable columns the models have and the database lacks.
+
+    `create_all` creates missing tables but never alters existing ones; a database from an
+    older release would then fail on the first query naming a new column. Only nullable
+    columns are ever added (so no existing row needs a value); returns "table.column" of each.
+    """
+    inspector = inspect(engine)
+    added: list[str] = []
+    with engine.begin() as connection:
+        for table in SQLModel.metadata.sorted_tables:
+            if not inspector.has_table(table.name):
+                continue
+            present = {column["name"] for column in inspector.get_columns(table.name)}
+            for column in table.columns:
+                if column.name in present or not column.nullable:
+                    continue
+                definition = CreateColumn(column).compile(dialect=engine.dialect)
+                name = engine.dialect.identifier_preparer.format_table(table)
+                connection.execute(text(f"ALTER TABLE {name} ADD COLUMN {definition}"))
+                added.append(f"{table.name}.{column.name}")
+    return added

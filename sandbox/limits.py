@@ -1,0 +1,304 @@
+"""How much untrusted input a world accepts, and the one walk that enforces it.
+
+Everything a model sends crosses the engine's boundary in `World.call` (named values)
+or `World.execute` (message text). Beyond that boundary no code must meet a value that
+is hostile by its size or shape: an integer Python cannot even print (more than 4,300
+digits), nesting that exhausts the interpreter's stack, a megabyte string fed to a
+search, text that is not valid Unicode, or an object whose `repr` raises. `InputLimits`
+names each bound; `checked_copy` walks the arguments once, refusing the first value past
+a bound (`LimitExceeded`, naming it) and otherwise returning the JSON copy the call log
+keeps; `redacted_copy` makes a loggable copy of refused input that holds none of it.
+
+The walk recurses at most `max_depth` levels, which `InputLimits` caps far below the
+interpreter's recursion limit, so a 10,000-level nesting is refused, never followed.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import enum
+import uuid
+from dataclasses import dataclass, field, replace
+from itertools import islice
+from typing import Any
+
+from pydantic import BaseModel
+
+from .state import TrackedDict, TrackedList, TrackedSet, plain
+
+# The deepest `max_depth` a world may ask for: walks recurse once per level.
+DEPTH_CEILING = 200
+_SHOWN_CHARS = 40  # how much of a refused string the log keeps
+_SHOWN_ITEMS = 1_000  # how many values of refused arguments the log keeps
+_LOG2_OF_10 = 3.321928094887362
+
+
+@dataclass(frozen=True)
+class InputLimits:
+    """Bounds on what a world accepts from a model; each is named in the error that enforces it.
+
+    Args:
+        max_message_chars: Characters in one model message, and in all strings of one call's
+            arguments together.
+        max_calls: Tool calls in one message.
+        max_depth: Nesting of lists and objects inside one call's arguments.
+        max_string_chars: Characters in one string argument (or object key).
+        max_int_digits: Decimal digits of one integer (Python refuses to print past 4,300).
+        max_items: Values in one call's arguments, counted over every level (and, roughly,
+            in one message in bracket syntax: reading each costs time before any can be checked).
+        max_name_chars: Characters in a tool name.
+    """
+
+    max_message_chars: int = 100_000
+    max_calls: int = 256
+    max_depth: int = 32
+    max_string_chars: int = 10_000
+    max_int_digits: int = 64
+    max_items: int = 2_000
+    max_name_chars: int = 128
+    int_bound: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for name in ("max_message_chars", "max_calls", "max_depth", "max_string_chars", "max_int_digits",
+                     "max_items", "max_name_chars"):
+            value = getattr(self, name)
+            if type(value) is not int or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if self.max_depth > DEPTH_CEILING:
+            raise ValueError(f"max_depth must be at most {DEPTH_CEILING}")
+        if self.max_int_digits > 4000:
+            raise ValueError("max_int_digits must be at most 4000 (Python cannot print longer integers)")
+        object.__setattr__(self, "int_bound", 10 ** self.max_int_digits)
+
+
+DEFAULT_LIMITS = InputLimits()
+
+
+class LimitExceeded(Exception):
+    """A value past one of the `InputLimits` (or not JSON data at all); `limit` names which."""
+
+    def __init__(self, limit: str, message: str, *, path: str = "", maximum: int | None = None) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.message = message
+        self.path = path
+        self.maximum = maximum
+
+    def details(self) -> dict[str, Any]:
+        """The structured form an error record carries."""
+        entry: dict[str, Any] = {"limit": self.limit, "problem": self.message}
+        if self.path:
+            entry["parameter"] = self.path
+        if self.maximum is not None:
+            entry["maximum"] = self.maximum
+        return entry
+
+
+def check_integers(values: Any, limits: InputLimits, path: str = "", depth: int = 0) -> None:
+    """Refuse integers past `max_int_digits` in validated arguments.
+
+    Lax coercion makes integers out of text ("9" * 70), so a value that passed
+    `checked_copy` as a string can come out of validation as a huge integer. Walks
+    containers and models as deep as validation built them (which mirrors the already
+    bounded input).
+    """
+    kind = type(values)
+    if kind is int:
+        if not -limits.int_bound < values < limits.int_bound:
+            raise LimitExceeded("max_int_digits", f"an integer of {digits_at_least(values)} or more digits "
+                                f"(at most {limits.max_int_digits})", path=path, maximum=limits.max_int_digits)
+        return
+    if depth > DEPTH_CEILING or kind is str or kind is float or kind is bool or values is None:
+        return
+    if isinstance(values, BaseModel):
+        values = values.__dict__
+    if isinstance(values, dict):
+        for key, item in values.items():
+            check_integers(item, limits, f"{path}.{key}" if path else str(key), depth + 1)
+    elif isinstance(values, (list, tuple, set, frozenset)):
+        for index, item in enumerate(values):
+            check_integers(item, limits, f"{path}[{index}]", depth + 1)
+
+
+def type_name(value: Any) -> str:
+    """The name of a value's type, read past any metaclass that could raise or lie."""
+    try:
+        name = type.__dict__["__name__"].__get__(type(value), type)
+        return name if type(name) is str else "object"
+    except Exception:
+        return "object"
+
+
+def digits_at_least(value: int) -> int:
+    """A lower bound on the decimal digits of `value`, without converting it to text."""
+    return max(1, int((abs(value).bit_length() - 1) / _LOG2_OF_10) + 1)
+
+
+def valid_text(text: str) -> bool:
+    """False for strings holding lone surrogates: no UTF-8 encoder, database or JSON peer accepts them."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable_text(text: str) -> str:
+    """`text` with lone surrogates written as `\\udxxx` escapes, so it can be stored and shown."""
+    return text if valid_text(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def checked_copy(arguments: dict[Any, Any], limits: InputLimits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """A JSON copy of a call's arguments sharing nothing with them; `LimitExceeded` on the first bad value.
+
+    Most calls pass a few short ASCII strings and small numbers; those are copied inline
+    (this runs on every call), anything else takes the full walk.
+    """
+    out: dict[str, Any] = {}
+    bound, longest, total = limits.int_bound, limits.max_string_chars, 0
+    for key, item in arguments.items():
+        kind = type(item)
+        if type(key) is not str or len(key) > longest or not key.isascii():
+            break
+        if kind is str:
+            if len(item) > longest or not item.isascii():
+                break
+            total += len(item)
+        elif kind is int:
+            if not -bound < item < bound:
+                break
+        elif not (kind is bool or kind is float or item is None):
+            break
+        out[key] = item
+    else:
+        if total <= limits.max_message_chars and len(out) < limits.max_items:
+            return out
+    return _Walk(limits, strict=True).mapping(arguments, 1, "")
+
+
+def redacted_copy(value: Any, limits: InputLimits = DEFAULT_LIMITS) -> Any:
+    """A bounded, JSON-ready copy of refused input for the call log: what breaks a limit is described, not kept."""
+    try:
+        return _Walk(limits, strict=False).value(value, 0, "")
+    except Exception:  # a hostile container that raises while being read
+        return f"<unreadable {type_name(value)}>"
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_LISTS = frozenset({list, tuple, TrackedList})
+_DICTS = frozenset({dict, TrackedDict})
+_SETS = frozenset({set, frozenset, TrackedSet})
+_KEYS = frozenset({str, int, float, bool})
+# Values a Python caller (not a model: JSON has none of them) may pass for typed parameters;
+# each is immutable, bounded in size and prints safely, so the log keeps its JSON form.
+_NATIVE = (_dt.date, _dt.time, _dt.timedelta)
+
+
+class _Walk:
+    """One walk over argument data. Strict walks raise at the first violation; lenient ones
+    write a short description in place of the offending value and go on."""
+
+    __slots__ = ("chars", "items", "limits", "strict")
+
+    def __init__(self, limits: InputLimits, *, strict: bool) -> None:
+        # A log entry of refused input needs a glimpse of it, not all of it.
+        self.limits = limits if strict else replace(limits, max_items=min(limits.max_items, _SHOWN_ITEMS))
+        self.strict = strict
+        self.items = 0
+        self.chars = 0
+
+    def refuse(self, limit: str, message: str, path: str, maximum: int | None = None) -> str:
+        if self.strict:
+            raise LimitExceeded(limit, message, path=path, maximum=maximum)
+        return f"<{message}>"
+
+    def value(self, value: Any, depth: int, path: str) -> Any:
+        kind = type(value)
+        self.items += 1
+        if self.items > self.limits.max_items:
+            return self.refuse("max_items", f"more than {self.limits.max_items} values", path, self.limits.max_items)
+        if kind is str:
+            return self.text(value, path)
+        if kind is int:
+            if -self.limits.int_bound < value < self.limits.int_bound:
+                return value
+            return self.refuse("max_int_digits", f"an integer of {digits_at_least(value)} or more digits "
+                               f"(at most {self.limits.max_int_digits})", path, self.limits.max_int_digits)
+        if kind in _SCALARS:
+            return value
+        if kind in _DICTS or kind in _LISTS:
+            if depth >= self.limits.max_depth:
+                return self.refuse("max_depth", f"nested more than {self.limits.max_depth} levels deep", path,
+                                   self.limits.max_depth)
+            if kind in _DICTS:
+                return self.mapping(value, depth + 1, path)
+            return self.sequence(value, depth + 1, path)
+        return self.native(value, depth, path)
+
+    def sequence(self, value: Any, depth: int, path: str) -> list[Any]:
+        # Never more items than the budget has room for (plus the one that is refused).
+        room = islice(value, max(0, self.limits.max_items - self.items) + 1)
+        return [self.value(item, depth, f"{path}[{index}]") for index, item in enumerate(room)]
+
+    def native(self, value: Any, depth: int, path: str) -> Any:
+        """Typed Python values a library caller may pass; anything else is refused as not data."""
+        kind = type(value)
+        if isinstance(value, _NATIVE):
+            return plain(value)
+        if isinstance(value, uuid.UUID):
+            return str(value)
+        if isinstance(value, enum.Enum):
+            return self.value(value.value, depth, path)
+        if isinstance(value, decimal.Decimal):
+            digits = len(value.as_tuple().digits)
+            if value.is_finite() and digits <= self.limits.max_int_digits \
+                    and abs(value.adjusted()) <= self.limits.max_int_digits:
+                return str(value)
+            return self.refuse("max_int_digits", f"a decimal number of {digits} digits or exponent "
+                               f"{value.adjusted()} (at most {self.limits.max_int_digits})", path,
+                               self.limits.max_int_digits)
+        if kind in _SETS or isinstance(value, BaseModel):
+            if depth >= self.limits.max_depth:
+                return self.refuse("max_depth", f"nested more than {self.limits.max_depth} levels deep", path,
+                                   self.limits.max_depth)
+            if kind in _SETS:
+                items = self.sequence(value, depth + 1, path)
+                try:
+                    return sorted(items)
+                except TypeError:
+                    return items
+            return self.mapping(value.model_dump(mode="json"), depth + 1, path)
+        return self.refuse("json_data", f"a value of type {type_name(value)}; arguments must be JSON data "
+                           "(strings, numbers, booleans, null, lists, objects)", path)
+
+    def mapping(self, value: dict[Any, Any], depth: int, path: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, item in islice(value.items(), max(0, self.limits.max_items - self.items) + 1):
+            if type(key) is str:
+                name = self.text(key, path)
+            elif type(key) in _KEYS:
+                name = str(self.value(key, depth, path))
+            else:
+                name = self.refuse("json_data", f"a key of type {type_name(key)}; object keys must be strings",
+                                   path)
+            out[name] = self.value(item, depth, f"{path}.{name}" if path else name)
+        return out
+
+    def text(self, value: str, path: str) -> str:
+        limits = self.limits
+        size = len(value)
+        self.chars += size
+        if size > limits.max_string_chars:
+            shown = printable_text(value[:_SHOWN_CHARS])
+            return self.refuse("max_string_chars", f"a string of {size} characters (at most "
+                               f"{limits.max_string_chars}) starting {shown!r}", path, limits.max_string_chars)
+        if self.chars > limits.max_message_chars:
+            return self.refuse("max_message_chars", f"more than {limits.max_message_chars} characters of text "
+                               "in one call", path, limits.max_message_chars)
+        if not valid_text(value):
+            return self.refuse("unicode_text", f"text that is not valid Unicode (a lone surrogate) "
+                               f"{printable_text(value[:_SHOWN_CHARS])!r}", path)
+        return value

@@ -1,0 +1,310 @@
+"""Input limits at the engine's boundary, and the promise that nothing escapes `World.call`/`execute`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import pytest
+
+from sandbox import Call, ParseError, World, parse_message
+from sandbox.limits import DEFAULT_LIMITS, InputLimits, LimitExceeded, checked_copy, redacted_copy
+from scenarios.acebench import ALL_CLASSES, acebench_world
+from scenarios.todo import TodoApp, todo_world
+
+
+def nested(levels: int, leaf: Any = 1) -> Any:
+    value = leaf
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def fingerprint(world: World) -> tuple[Any, ...]:
+    return (json.dumps(world.state(), sort_keys=True), world.clock.now(), world.rng.draws, dict(world._ids),
+            len(world.log))
+
+
+def refused(world: World, name: str, arguments: Any, limit: str, error_type: str = "invalid_arguments") -> None:
+    before = fingerprint(world)
+    record = world.call(name, arguments)
+    assert record.error is not None and record.error.type == error_type, record
+    assert limit in record.error.message
+    assert any(d.get("limit") == limit for d in record.error.details), record.error.details
+    assert fingerprint(world)[:4] == before[:4]
+    json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8")  # the log can always be stored
+
+
+@pytest.mark.parametrize(
+    ("arguments", "limit"),
+    [
+        ({"title": "x", "tags": ["a"] * 5, "due": 10**64}, "max_int_digits"),
+        ({"title": 10**5000}, "max_int_digits"),
+        ({"title": "x" * 10_001}, "max_string_chars"),
+        ({"title": "x", "tags": ["y" * 9_000] * 12}, "max_message_chars"),
+        ({"title": "x", "tags": nested(32)}, "max_depth"),
+        ({"title": "x", "tags": nested(10_000)}, "max_depth"),
+        ({"title": "x", "tags": ["t"] * 10_000}, "max_items"),
+        ({"title": "bad \ud800 text"}, "unicode_text"),
+        ({"title": "x", "tags": [object()]}, "json_data"),
+        ({"title": "x", "tags": {(1, 2): "tuple key"}}, "json_data"),
+    ],
+)
+def test_each_limit_is_refused_with_its_name(arguments: dict[str, Any], limit: str) -> None:
+    refused(todo_world(tasks=2), "add_task", arguments, limit)
+
+
+def test_values_at_the_limits_are_accepted() -> None:
+    world = todo_world()
+    at_limit = {"title": "x", "tags": ["y" * 10_000] * 9, "due": "z" * 9_980}
+    assert world.call("add_task", at_limit).ok
+    assert world.call("get_task", {"task_id": 10**63}).error.type == "not_found"  # type: ignore[union-attr]
+    assert checked_copy({"a": nested(31)}) == {"a": nested(31)}
+    with pytest.raises(LimitExceeded) as caught:
+        checked_copy({"a": nested(32)})
+    assert caught.value.limit == "max_depth" and caught.value.path.startswith("a[0]")
+
+
+def test_lax_coercion_cannot_smuggle_a_huge_integer() -> None:
+    world = todo_world(tasks=1)
+    refused(world, "get_task", {"task_id": "9" * 70}, "max_int_digits")
+    assert world.call("get_task", {"task_id": 1e300}).error.type == "invalid_arguments"  # type: ignore[union-attr]
+    assert world.call("get_task", {"task_id": "1"}).ok
+
+
+def test_limits_are_per_world_and_survive_forks() -> None:
+    tight = InputLimits(max_int_digits=3, max_string_chars=8, max_calls=2, max_message_chars=60, max_depth=2)
+    world = World([TodoApp()], limits=tight)
+    refused(world, "get_task", {"task_id": 1000}, "max_int_digits")
+    refused(world, "add_task", {"title": "much longer"}, "max_string_chars")
+    refused(world, "add_task", {"title": "x", "tags": [["a"]]}, "max_depth")
+    refused(world.fork(), "get_task", {"task_id": 1000}, "max_int_digits")
+    assert world.call("add_task", {"title": "short"}).ok
+    assert todo_world().call("add_task", {"title": "much longer"}).ok  # the default world is not affected
+    (record,) = world.execute("[list_tasks(), list_tasks(), list_tasks()]")
+    assert record.error is not None and record.error.details == ({"limit": "max_calls"},)
+    (record,) = world.execute("[add_task(title='x')]" + " " * 60)
+    assert record.error is not None and "max_message_chars" in record.error.message
+    (record,) = world.execute([Call("list_tasks")] * 3)
+    assert record.error is not None and "max_calls" in record.error.message
+    world.limits = DEFAULT_LIMITS
+    assert world.call("get_task", {"task_id": 1000}).error.type == "not_found"  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="max_depth"):
+        InputLimits(max_depth=10_000)
+    with pytest.raises(ValueError, match="positive"):
+        InputLimits(max_calls=0)
+
+
+@pytest.mark.parametrize(
+    ("text", "limit"),
+    [
+        ("[add_task(title='x', due=" + "9" * 5000 + ")]", "max_int_digits"),
+        ("[add_task(title='x', due=0x" + "f" * 5000 + ")]", "max_int_digits"),
+        ('{"name": "add_task", "arguments": {"title": ' + "9" * 5000 + "}}", "max_int_digits"),
+        ('{"tool_calls": [{"function": {"name": "add_task", "arguments": "{\\"due\\": ' + "9" * 99 + '}"}}]}',
+         "max_int_digits"),
+        ("[add_task(tags=" + "[" * 10_000 + "]" * 10_000 + ")]", "max_depth"),
+        ('{"name": "add_task", "arguments": ' + '{"a": ' * 10_000 + "1" + "}" * 10_001, "max_depth"),
+        ("[" * 100_000, "max_depth"),
+        ("[add_task(title='" + "x" * 200_000 + "')]", "max_message_chars"),
+        ("[" + ", ".join(["list_tasks()"] * 300) + "]", "max_calls"),
+        (json.dumps([{"name": "list_tasks"}] * 300), "max_calls"),
+        (f"[{'t' * 200}()]", "max_name_chars"),
+    ],
+)
+def test_hostile_messages_are_parse_errors_naming_the_limit(text: str, limit: str) -> None:
+    world = todo_world(tasks=1)
+    before = fingerprint(world)
+    (record,) = world.execute(text)
+    assert record.error is not None and record.error.type == "parse_error", record
+    assert limit in record.error.message, record.error.message
+    assert fingerprint(world)[:4] == before[:4]
+    assert len(json.dumps(record.to_dict())) < 10_000
+    with pytest.raises(ParseError) as caught:
+        parse_message(text)
+    assert caught.value.limit == limit
+
+
+def test_values_past_a_limit_inside_a_message_reach_no_tool() -> None:
+    world = todo_world()
+    records = world.execute("[add_task(title='" + "x" * 20_000 + "'), add_task(title='\\ud800')]")
+    assert [r.error.type for r in records] == ["invalid_arguments", "invalid_arguments"]  # type: ignore[union-attr]
+    assert "max_string_chars" in records[0].error.message  # type: ignore[union-attr]
+    assert "unicode_text" in records[1].error.message  # type: ignore[union-attr]
+    assert world.state()["Todo"]["tasks"] == []
+
+
+class Hostile:
+    """An object every way of looking at raises."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("repr refused")
+
+    __str__ = __repr__
+
+    def __hash__(self) -> int:
+        raise RuntimeError("hash refused")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("eq refused")
+
+    def __len__(self) -> int:
+        raise RuntimeError("len refused")
+
+    def __iter__(self) -> Any:
+        raise RuntimeError("iter refused")
+
+
+class HostileKey(Hostile):
+    """Hashable (so it can be a dict key), hostile in every other way."""
+
+    __hash__ = object.__hash__
+
+
+class HostileStr(str):
+    def __hash__(self) -> int:
+        raise RuntimeError("hash refused")
+
+    def __repr__(self) -> str:
+        raise RuntimeError("repr refused")
+
+
+class BadMessage(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("cannot format")
+
+
+HOSTILE_NAMES: list[Any] = [None, 7, Hostile(), HostileStr("add_task"), "x" * 1_000_000, "add\ud800task", b"add_task",
+                            ["add_task"], "Todo.", ".", ""]
+HOSTILE_ARGUMENTS: list[Any] = [
+    Hostile(), [1, 2], "title=x", 3, b"\xff", {HostileKey(): 1}, {"title": Hostile()}, {"title": HostileStr("x")},
+    {"title": 10**5000}, {"title": -(10**5000)}, {"title": nested(10_000)}, {"title": "\udfff"},
+    {"title": float("nan")}, {"title": float("inf")}, {"title": "x" * 1_000_000}, {"title": {"a": {1, 2}}},
+    {"title": "x", "tags": ["a"] * 1_000_000}, {"title": "x", "tags": range(10**9)}, {1: 2}, {None: 1},
+    {"title": "x", "tags": [BadMessage()]},
+]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES, ids=range(len(HOSTILE_NAMES)))
+@pytest.mark.parametrize("arguments", HOSTILE_ARGUMENTS, ids=range(len(HOSTILE_ARGUMENTS)))
+def test_nothing_escapes_world_call(name: Any, arguments: Any) -> None:
+    world = todo_world(tasks=2)
+    before = fingerprint(world)
+    record = world.call(name, arguments)
+    assert record.error is not None
+    assert record.error.type in ("unknown_tool", "invalid_arguments"), record.error
+    assert fingerprint(world)[:4] == before[:4]
+    text = json.dumps(record.to_dict(), ensure_ascii=False)
+    text.encode("utf-8")
+    assert len(text) < 30_000
+
+
+@pytest.mark.parametrize("arguments", HOSTILE_ARGUMENTS, ids=range(len(HOSTILE_ARGUMENTS)))
+def test_hostile_arguments_to_a_real_tool_are_refused(arguments: Any) -> None:
+    world = todo_world(tasks=2)
+    before = fingerprint(world)
+    record = world.call("add_task", arguments)
+    assert record.error is not None and record.error.type == "invalid_arguments", record.error
+    assert fingerprint(world)[:4] == before[:4]
+    json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8")
+
+
+@pytest.mark.parametrize("message", [None, 12, b"[list_tasks()]", Hostile(), [Hostile()], ["[list_tasks()]"],
+                                     {"name": "list_tasks"}, "\ud800", "[list_tasks(x='\\ud800')]", "\x00",
+                                     "[f(" * 50_000, '{"name": "' + "\\ud800" * 10 + '"}', "```json\n" + "{" * 5000])
+def test_nothing_escapes_world_execute(message: Any) -> None:
+    world = todo_world(tasks=1)
+    before = fingerprint(world)
+    records = world.execute(message)
+    assert records and all(r.error is not None and r.error.type != "internal_error" for r in records), records
+    assert fingerprint(world)[:4] == before[:4]
+    for record in records:
+        json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8")
+
+
+def test_a_tool_raising_recursion_error_or_an_unprintable_error_is_an_internal_error_record() -> None:
+    from sandbox import App, StateModel, tool
+
+    class Counter(StateModel):
+        value: int = 0
+
+    class Fragile(App[Counter]):
+        @tool
+        def recurse(self, depth: int) -> int:
+            """Write, then recurse until the interpreter gives up."""
+            self.state.value += 1
+
+            def down(n: int) -> int:
+                return down(n + 1) + 1
+
+            return down(0)
+
+        @tool
+        def unprintable(self) -> int:
+            """Write, then fail with an exception whose message cannot be formatted."""
+            self.state.value += 1
+            raise BadMessage()
+
+        @tool
+        def unloggable(self) -> Any:
+            """Write, then return a value the call log cannot hold."""
+            self.state.value += 1
+            return nested(sys.getrecursionlimit() * 2)
+
+    world = World([Fragile()])
+    for name, arguments in (("recurse", {"depth": 1}), ("unprintable", {}), ("unloggable", {})):
+        record = world.call(name, arguments)
+        assert record.error is not None and record.error.type == "internal_error", record
+        assert world.state() == {"Fragile": {"value": 0}}
+
+
+def test_redacted_copies_hold_nothing_hostile() -> None:
+    copy = redacted_copy({"a": 10**5000, "b": nested(5000), "c": "x" * 50_000, "d": "\ud800", "e": Hostile(),
+                          "f": list(range(50_000))})
+    text = json.dumps(copy, ensure_ascii=False)
+    text.encode("utf-8")
+    assert len(text) < 150_000 and "max" not in copy and "digits" in copy["a"]
+    assert redacted_copy(Hostile()) == "<unreadable Hostile>" or "Hostile" in redacted_copy(Hostile())
+
+
+def test_acebench_world_refuses_hostile_text_in_chinese_too() -> None:
+    world = acebench_world(ALL_CLASSES, lang="zh", initial_config={"BaseApi": {"wifi": True, "logged_in": True}})
+    before = fingerprint(world)
+    (record,) = world.execute("[send_message(sender_name='Eve', receiver_name='Frank', message='你好"
+                              + "\\ud800" + "')]")
+    assert record.error is not None and "unicode_text" in record.error.message
+    assert fingerprint(world)[:4] == before[:4]
+
+
+def test_typed_python_values_pass_the_boundary_and_are_logged_as_json() -> None:
+    """A library caller may pass dates, decimals, enums, sets and models for typed parameters
+    (a strict world needs them); they are data, bounded like the rest, and logged as JSON."""
+    import datetime as dt
+    import decimal
+    import enum
+    import uuid
+
+    from pydantic import BaseModel
+
+    class Colour(enum.Enum):
+        RED = "red"
+
+    class Point(BaseModel):
+        x: int
+
+    arguments = {"when": dt.date(2024, 1, 2), "at": dt.datetime(2024, 1, 2, 3, 4), "span": dt.timedelta(seconds=5),
+                 "amount": decimal.Decimal("0.01"), "colour": Colour.RED, "tags": {"b", "a"},
+                 "frozen": frozenset({2, 1}), "pair": (1, "x"), "point": Point(x=3), "id": uuid.UUID(int=1)}
+    copied = checked_copy(arguments)
+    assert copied == {"when": "2024-01-02", "at": "2024-01-02T03:04:00", "span": 5.0, "amount": "0.01",
+                      "colour": "red", "tags": ["a", "b"], "frozen": [1, 2], "pair": [1, "x"], "point": {"x": 3},
+                      "id": "00000000-0000-0000-0000-000000000001"}
+    json.dumps(copied)
+    for huge in (decimal.Decimal("1e100000"), decimal.Decimal("1" * 100), decimal.Decimal("NaN")):
+        with pytest.raises(LimitExceeded) as caught:
+            checked_copy({"amount": huge})
+        assert caught.value.limit == "max_int_digits"
+    with pytest.raises(LimitExceeded) as caught:
+        checked_copy({"tags": {1: nested(DEFAULT_LIMITS.max_depth)}})
+    assert caught.value.limit == "max_depth"
