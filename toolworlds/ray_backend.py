@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import queue
 import sys
+import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +47,7 @@ from .runner import AgentSpec, BackendError, Outcome, Pending, failed_outcome, r
 # address, so every server of a local Ray binds the loopback interface only.
 _LOOPBACK_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 IN_FLIGHT_PER_WORKER = 2  # one running, one queued behind it, so a worker never waits for the driver
+BUFFERED_OUTCOMES = 1024  # outcomes received and not yet stored, at most
 WORLDS_PER_WORKER = 1024  # prebuilt worlds an actor keeps; the oldest is dropped past this
 
 
@@ -173,11 +176,54 @@ class RayBackend:
                 raise BackendError(f"cannot start {where}: {failure_reason(exc)}") from None
         dispatch = _Dispatch(ray, self, pending, spec)
         try:
-            yield from dispatch.outcomes()
+            yield from _in_background(dispatch)
         finally:
             dispatch.close()
             if started:
                 ray.shutdown()
+
+
+_END = object()  # the background dispatcher has nothing more to hand over
+
+
+def _in_background(dispatch: _Dispatch) -> Iterator[Outcome]:
+    """The dispatcher's outcomes, with the dispatcher on a thread of its own.
+
+    The driver's work per episode is then the larger of its store commit and its Ray traffic
+    rather than their sum, and the driver's pace bounds the whole cluster's. At most
+    `BUFFERED_OUTCOMES` wait to be stored; past that the dispatcher waits (and so do the workers).
+    """
+    handed: queue.Queue[Any] = queue.Queue(maxsize=BUFFERED_OUTCOMES)
+
+    def hand(item: Any) -> bool:
+        while not dispatch.stop.is_set():
+            try:
+                handed.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def work() -> None:
+        try:
+            for outcome in dispatch.outcomes():
+                if not hand(outcome):
+                    return
+        except BaseException as exc:  # a bug or a broken connection to Ray: the driver raises it
+            hand(exc)
+        finally:
+            hand(_END)
+
+    thread = threading.Thread(target=work, name="toolworlds-ray-dispatch", daemon=True)
+    thread.start()
+    try:
+        while (item := handed.get()) is not _END:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        dispatch.stop.set()
+        thread.join()
 
 
 @dataclass
@@ -199,6 +245,7 @@ class _Dispatch:
         self.tries = [0] * len(pending)
         self.where: dict[Any, tuple[_Slot, int]] = {}  # object ref -> (its worker, its episode)
         self.stillborn = 0  # workers in a row that died before returning any episode
+        self.stop = threading.Event()  # the driver stopped listening (interrupted, or done)
         self.started = 0
         cpus = float(ray.cluster_resources().get("CPU", 1.0))
         self.count = max(1, backend.workers if backend.workers is not None else int(cpus))
@@ -217,8 +264,10 @@ class _Dispatch:
         slots = [self._new_slot() for _ in range(min(self.count, len(self.pending)))]
         for slot in slots:
             self._fill(slot)
-        while self.where:
-            ready, _ = self.ray.wait(list(self.where), num_returns=1)
+        while self.where and not self.stop.is_set():
+            ready, _ = self.ray.wait(list(self.where), num_returns=1, timeout=0.2)
+            if not ready:
+                continue
             slot, index = self.where[ready[0]]
             try:
                 outcome = self.ray.get(ready[0])
