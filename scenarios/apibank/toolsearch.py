@@ -14,6 +14,7 @@ of a search is bounded whatever the input.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,31 +38,46 @@ class ToolRanker(Protocol):
     def scores(self, keywords: str, level: int) -> Sequence[float]: ...
 
 
+def _stemmer() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+def _words(stemmer: Any, text: str) -> list[str]:
+    return list(stemmer.stemWords([word.lower() for word in _WORD.findall(text)]))
+
+
+@functools.cache
+def _catalogue_index(level: int) -> Any:
+    """The BM25 index of a level's candidates. The catalogue is fixed, so one index per level
+    serves every world of the process; it is only read (`get_scores`), never changed."""
+    from rank_bm25 import BM25Okapi
+
+    stemmer = _stemmer()
+    return BM25Okapi([_words(stemmer, entry.name) * NAME_WEIGHT + _words(stemmer, entry.description)
+                      for entry in candidates(level)])
+
+
 class Bm25Ranker:
-    """The default, lexical ranking (see the module's docstring). Its index of each level is
-    built on first use and then reused by the worlds that share the ranker (forks do)."""
+    """The default, lexical ranking (see the module's docstring). The index of each level is
+    built once per process (`prepare`, or the first search) and shared by every world."""
 
     def __init__(self) -> None:
         self._stemmer: Any = None
-        self._indexes: dict[int, Any] = {}
 
     def words(self, text: str) -> list[str]:
         """Words split at capitals and non-letters, lowercased, stemmed."""
         if self._stemmer is None:
-            import snowballstemmer
+            self._stemmer = _stemmer()
+        return _words(self._stemmer, text)
 
-            self._stemmer = snowballstemmer.stemmer("english")
-        return list(self._stemmer.stemWords([word.lower() for word in _WORD.findall(text)]))
+    def prepare(self, level: int) -> None:
+        """Build the level's index now (at world construction), so no search pays for it."""
+        _catalogue_index(level)
 
     def scores(self, keywords: str, level: int) -> Sequence[float]:
-        index = self._indexes.get(level)
-        if index is None:
-            from rank_bm25 import BM25Okapi
-
-            documents = [self.words(entry.name) * NAME_WEIGHT + self.words(entry.description)
-                         for entry in candidates(level)]
-            index = self._indexes[level] = BM25Okapi(documents)
-        return [float(score) for score in index.get_scores(self.words(keywords))]
+        return [float(score) for score in _catalogue_index(level).get_scores(self.words(keywords))]
 
 
 class EmbeddingRanker:
