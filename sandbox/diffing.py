@@ -140,7 +140,8 @@ def _walk(expected: Any, actual: Any, path: list[Any], found: list[FieldDifferen
     if kind_e is list and kind_a is list:
         if expected == actual:
             return
-        if _scalars(expected) and _scalars(actual):  # deepdiff aligns these with difflib: leave it to it
+        if expected and actual and _scalars(expected) and _scalars(actual):
+            # deepdiff aligns these with difflib: leave it to it (an empty side needs no aligning)
             found.extend(_deepdiff(expected, actual, path))
             return
         # Lists holding containers deepdiff pairs by index; so does this.

@@ -119,6 +119,7 @@ def test_special_values_follow_deepdiff() -> None:
         ({"a": True}, {"a": 1}), ({"a": 1}, {"a": 1.0}), ({"a": nan}, {"a": float("nan")}),
         ({"a": [nan]}, {"a": [float("nan")]}), ({"a": {1: 2}}, {"a": {"1": 2}}), ({"a": (1, 2)}, {"a": [1, 2]}),
         ({"a": {"x": 1, "y": 2, "z": 3}}, {"a": {"x": 1, "p": 2, "q": 3}}), ({"a": None}, {"a": 0}),
+        ({"a": ["Helen"]}, {"a": []}), ({"a": []}, {"a": [1, None, 2.5]}), ({"a": ["x", "y"]}, {"a": ["y"]}),
     ]
     for expected, actual in cases:
         assert _shown(diff_states(expected, actual)) == _shown(deep_diff_states(expected, actual)), expected
