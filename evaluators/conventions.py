@@ -7,7 +7,10 @@ may provide, each optional:
   (`toolworlds score NAME`, see `results.py`);
 - `score_episode(task, world, process, mode) -> TaskScore`: scores one finished episode
   in place of the generic end-state score (`task_score.py`), for benchmarks that judge
-  something other than the end state.
+  something other than the end state;
+- `score_run(RunRecords) -> list[ScoreTable]`: after `toolworlds run`, writes the
+  benchmark's own result files from the records the tasks wrote (`task.result_record`)
+  and scores them as the benchmark reports them (`results.py`).
 """
 
 from __future__ import annotations

@@ -39,6 +39,20 @@ class ScoreTable:
 ResultsScorer = Callable[[ResultsRequest], ScoreTable]
 
 
+@dataclass(frozen=True)
+class RunRecords:
+    """One task set of a finished run, for its family's own tables (`score_run`): the result
+    record each task wrote (`task.result_record`), and where to write the benchmark's files."""
+
+    lang: str
+    folder: Path  # where the benchmark's own result files go
+    records: tuple[tuple[str, dict[str, Any]], ...]  # (task category, the task's result record)
+    data: Path | None = None
+
+
+RunScorer = Callable[[RunRecords], list[ScoreTable]]
+
+
 def results_scorer(family: str) -> ResultsScorer:
     """The `score_results` of `evaluators.<family>`; `LookupError` naming those that exist."""
     scorer: ResultsScorer | None = family_function(family, "score_results")

@@ -1,6 +1,6 @@
 """Fuzz a bundled world: seeded valid, boundary and hostile calls, every one checked.
 
-    python scripts/fuzz.py WORLD --calls N --seed S      (WORLD: todo, acebench-en, acebench-zh,
+    python scripts/fuzz.py WORLD --calls N --seed S [--episode E]     (WORLD: todo, acebench-en, acebench-zh,
                                                           banking-en, banking-zh, apibank, apibank-l3, all)
 
 Prints the counts (see `sandbox.fuzzing.FuzzReport`) and the first examples of anything
@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.status import Status
 from rich.table import Table
 
-from sandbox.fuzzing import FuzzReport, fuzz_world
+from sandbox.fuzzing import EPISODE_CALLS, FuzzReport, fuzz_world
 from scenarios.fuzz_targets import TARGETS
 
 
@@ -30,6 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("world", choices=[*TARGETS, "all"])
     parser.add_argument("--calls", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--episode", type=int, default=EPISODE_CALLS,
+                        help="operations per fresh pair of worlds (default %(default)s)")
     args = parser.parse_args(argv)
     console = Console(width=220)
     names = list(TARGETS) if args.world == "all" else [args.world]
@@ -40,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
             def show(done: int, status: Status = status, name: str = name) -> None:
                 status.update(f"fuzzing {name}: {done:,} calls")
 
-            report = fuzz_world(TARGETS[name], args.calls, args.seed, name=name, progress=show)
+            report = fuzz_world(TARGETS[name], args.calls, args.seed, name=name, progress=show,
+                                    episode=args.episode)
         reports.append(report)
         console.print(f"{name}: {args.calls:,} operations in {time.perf_counter() - started:.0f} s", highlight=False)
         for example in report.examples:

@@ -74,3 +74,31 @@ def test_score_cli(tmp_path: Path, scorer: Scorer) -> None:
     assert "API call accuracy" in result.output and "ROUGE-L" in result.output
     data = json.loads(out.read_text())
     assert data["samples"][0]["correct"] is False and 0.9 < data["accuracy"] < 1.0
+
+
+def test_gold_calls_written_as_models_write_them_score_correct(scorer: Scorer) -> None:
+    rows = [r for r in scorer.gold_predictions() if r["kind"] == "api"]
+    wrapped = [{**r, "pred": f"API-Request: {r['pred']}"} for r in rows]
+    chatty = [{**r, "pred": f"Sure, let me do that.\n{r['pred']}\nI will tell you the result [soon]."} for r in rows]
+    for variant in (wrapped, chatty):
+        scores = scorer.score(variant)
+        assert len(scores.samples) == 508 and all(s.correct for s in scores.samples)
+        assert scores.accuracy(1, scorer.levels()) == scores.accuracy(2, scorer.levels()) == 1.0
+
+
+def test_the_first_of_several_bracketed_calls_is_the_one_scored(scorer: Scorer) -> None:
+    file = "AddAgenda-level-1-1.jsonl"
+    gold = scorer.dialogues[file].api_calls[1]
+    good = render_call(gold.api_name, gold.param_dict)
+    assert scorer.score_api(file, 1, f"{good} and then maybe [QueryAgenda(token='x')]").correct
+    assert not scorer.score_api(file, 1, f"first [QueryAgenda(token='x')] then {good}").correct
+
+
+def test_the_reference_response_set_is_the_478_replies_after_an_api_call(scorer: Scorer) -> None:
+    scores = scorer.score([r for r in scorer.gold_predictions() if r["kind"] == "response"])
+    assert len(scores.responses(compat_only=True)) == 478 and len(scores.responses()) == 1210
+    assert scores.rouge(compat_only=True) == scores.rouge() == 1.0
+    file = next(f for f, d in scorer.dialogues.items() if d.replies_after_calls and len(d.replies) > 1)
+    after = scorer.dialogues[file].replies_after_calls[0]
+    scored = scorer.score([{"file": file, "kind": "response", "index": after, "pred": "nothing alike"}])
+    assert scored.rouge(compat_only=True) == scored.rouge() == 0.0

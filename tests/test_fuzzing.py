@@ -94,3 +94,19 @@ def test_the_checks_catch_a_world_that_breaks_its_promises() -> None:
 
     caught = fuzz_world(broken, 300, seed=1, name="broken")
     assert caught.atomicity_violations > 0
+
+
+def test_fuzz_runs_in_episodes_of_fresh_worlds_and_repeats_itself() -> None:
+    """Long runs stay fast because worlds start afresh every `episode` operations; the run is
+    still one seeded sequence, so the same seed gives the same report."""
+    built: list[World] = []
+
+    def counted() -> World:
+        built.append(TARGETS["todo"]())
+        return built[-1]
+
+    first = fuzz_world(counted, 250, seed=3, name="todo", episode=100)
+    assert len(built) == 6  # three episodes, a world and its twin each
+    assert first.operations == 250 and first.clean
+    again = fuzz_world(TARGETS["todo"], 250, seed=3, name="todo", episode=100)
+    assert (again.outcomes, again.records) == (first.outcomes, first.records)

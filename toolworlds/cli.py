@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -22,7 +22,9 @@ from scenarios.registry import families, family
 
 from .llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .runconfig import RunConfig, read_run_config
-from .runner import Backend, TaskSet
+
+if TYPE_CHECKING:
+    from .runner import Backend, TaskSet
 
 app = typer.Typer(
     name="toolworlds",
@@ -159,6 +161,8 @@ def doctor(
 
 
 def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> list[TaskSet]:
+    from .runner import TaskSet  # the runner brings the run store (sqlmodel, sqlalchemy): only for runs
+
     if query.data is not None and len(names) > 1:
         raise fail("--data names one family's tasks: give exactly one --tasks with it")
     sets = []
@@ -225,6 +229,9 @@ def run(
         help="YAML or JSON file with mcpbr's keys: benchmark, dataset or data, sample_size, filter_difficulty, "
              "filter_category, filter_tags, task_ids. Flags win over the file.")] = None,
     pause: Annotated[float, typer.Option(hidden=True, help="Seconds to wait per episode.")] = 0.0,
+    results: Annotated[Path | None, typer.Option(
+        help="Where benchmarks with their own result files (acebench) write them, one folder per task set "
+             "(default: results/<run-id>).")] = None,
 ) -> None:
     """Run an agent over task sets, store every episode, and print the scores.
 
@@ -277,6 +284,7 @@ def run(
         store.close()
         raise typer.Exit(code=130) from None
     console.print(score_table(name, store.scores(name), title=f"{name}: {spec.describe()} ({db})"))
+    _print_benchmark_tables(sets, episodes, results or Path("results") / name, query.data)
     _print_summary(name, db, episodes)
     store.close()
 
@@ -294,6 +302,32 @@ def _backend(name: str, address: str | None, workers: int | None) -> Backend:
 
         return RayBackend(address=address, workers=workers)
     raise fail(f"unknown backend {name!r}; use process or ray")
+
+
+def _print_benchmark_tables(sets: list[TaskSet], episodes: list[Any], folder: Path, data: Path | None) -> None:
+    """Task sets whose family writes its own result files (`evaluators.<family>.score_run`):
+    write them from the episodes' result records, and print the benchmark's own tables."""
+    from evaluators.conventions import family_function
+    from evaluators.results import RunRecords
+
+    from .report import results_table
+
+    for task_set in sets:
+        scorer = family_function(task_set.family, "score_run")
+        records = tuple((e.category, json.loads(e.result_record)) for e in episodes
+                        if e.task_set == task_set.name and e.result_record)
+        if scorer is None or not records:
+            continue
+        target = folder / f"{task_set.family}_{task_set.lang}"
+        try:
+            tables = scorer(RunRecords(task_set.lang, target, records, data))
+        except (LookupError, ValueError, OSError) as exc:
+            errors.print(f"[yellow]note:[/] {escape(task_set.name)}: no benchmark tables: {escape(str(exc))}",
+                         highlight=False)
+            continue
+        for table in tables:
+            console.print(results_table(table))
+        console.print(f"{escape(task_set.name)}: result files in {escape(str(target))}", highlight=False)
 
 
 def _resume_command(run_id: str, db: str, *extra: str) -> str:

@@ -67,6 +67,9 @@ def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn:
             return
         turn: Turn = yield ("agent", conversation)
         episode.steps += 1
+        if getattr(task, "single_reply", False):  # task hook: scored on this reply alone
+            _end_on_reply(episode, turn)
+            return
         if turn.calls or turn.call_text is not None:
             if turn.call_text is not None:  # the world reads it, and says why it cannot
                 text = turn.call_text
@@ -96,6 +99,19 @@ def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn:
             episode.finished, episode.stop_reason = True, "user ended"
             return
         conversation.append(ChatMessage("user", reply))
+
+
+def _end_on_reply(episode: Episode, turn: Turn) -> None:
+    """A single-reply task: the agent's first reply, verbatim, is all there is; nothing runs."""
+    if turn.raw is not None:
+        text = turn.raw
+    elif turn.call_text is not None:
+        text = turn.call_text
+    else:
+        text = render_calls(turn.calls) if turn.calls else turn.text
+    episode.messages.append(ChatMessage("assistant", text, turn.calls))
+    episode.process.append(text)
+    episode.finished, episode.stop_reason = True, "single reply"
 
 
 def _start(task: EpisodeTask, world: World | None, user: Any, max_steps: int, max_turns: int

@@ -112,8 +112,19 @@ def _reason(what: str, exc: Exception, retries: int | None) -> str:
 
 @dataclass
 class LLMAgent:
+    """`protocol` "native" sends the tools as OpenAI tool schemas and reads `tool_calls`;
+    "bracket" (a benchmark's own text protocol, whose system prompt lists the functions)
+    sends no tools, and the model writes its calls as text."""
+
     client: ChatClient
     system_prompt: str = AGENT_PROMPT
+    protocol: str = "native"
+
+    @classmethod
+    def for_task(cls, client: ChatClient, task: Any) -> LLMAgent:
+        """An agent that honours the task's hooks: its own system prompt and protocol."""
+        prompt = getattr(task, "system_prompt", None)
+        return cls(client, prompt if isinstance(prompt, str) else AGENT_PROMPT, getattr(task, "protocol", "native"))
 
     def act(self, conversation: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> Turn:
         messages: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt}]
@@ -121,7 +132,7 @@ class LLMAgent:
             role = "user" if message.role == "tool" else message.role
             content = f"execution result: {message.content}" if message.role == "tool" else message.content
             messages.append({"role": role, "content": content})
-        reply = self.client.complete(messages, openai_tools(tools))
+        reply = self.client.complete(messages, () if self.protocol == "bracket" else openai_tools(tools))
         tool_calls = getattr(reply, "tool_calls", None) or []
         if tool_calls:
             return _tool_call_turn(tool_calls)
@@ -131,13 +142,18 @@ class LLMAgent:
 
 @dataclass
 class LLMUser:
+    """`system_prompt` replaces the generic user prompt (a benchmark's own user rules, with
+    the instruction in it); `opener` is what the user is asked before the agent spoke."""
+
     client: ChatClient
     instruction: str
+    system_prompt: str | None = None
+    opener: str | None = None
 
     def respond(self, conversation: Sequence[ChatMessage]) -> str:
         # Roles flip: the simulated user sees the assistant's words as the other party's.
-        messages: list[dict[str, Any]] = [{"role": "system",
-                                           "content": USER_PROMPT.format(instruction=self.instruction)}]
+        prompt = self.system_prompt or USER_PROMPT.format(instruction=self.instruction)
+        messages: list[dict[str, Any]] = [{"role": "system", "content": prompt}]
         for index, message in enumerate(conversation):
             sent_to_tools = index + 1 < len(conversation) and conversation[index + 1].role == "tool"
             if message.role == "assistant" and not message.calls and not sent_to_tools:
@@ -145,7 +161,7 @@ class LLMUser:
             elif message.role == "user":
                 messages.append({"role": "assistant", "content": message.content})
         if len(messages) == 1:
-            messages.append({"role": "user", "content": "Is there anything you need help with today?"})
+            messages.append({"role": "user", "content": self.opener or "Is there anything you need help with today?"})
         return self.client.complete(messages).content or END
 
 

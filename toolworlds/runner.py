@@ -72,14 +72,15 @@ class AgentSpec:
         if self.kind == "llm":
             from .llm import LLMAgent
 
-            return LLMAgent(self.client(gate))
+            return LLMAgent.for_task(self.client(gate), task)
         raise ValueError(f"unknown agent {self.kind!r}; use oracle, noisy or llm")
 
     def build_user(self, task: Any, gate: Gate | None = None) -> Any:
         if self.user == "llm":
             from .llm import LLMUser
 
-            return LLMUser(self.client(gate), task.question)
+            return LLMUser(self.client(gate), task.question, getattr(task, "user_prompt", None),
+                           getattr(task, "user_opener", None))
         return None  # the episode's default: a scripted user
 
     def client(self, gate: Gate | None = None) -> Any:
@@ -140,6 +141,7 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: 
         "steps": episode.steps, "calls": len(episode.records), "errors": sum(errors.values()),
         "error_types": json.dumps(dict(sorted(errors.items()))), "finished": episode.finished,
         "stop_reason": episode.stop_reason, "diff": score.diff.to_json(), "error": episode.error,
+        "result_record": _result_record(task, world, episode.process),
     }
     calls = [
         {"seq": r.seq, "tool": None if r.tool is None else printable_text(r.tool),
@@ -149,6 +151,12 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: 
         for r in episode.records
     ]
     return Outcome(row, calls)
+
+
+def _result_record(task: Any, world: Any, process: list[str]) -> str | None:
+    """The task's line of its benchmark's own result file (task hook `result_record`), as JSON."""
+    record = getattr(task, "result_record", None)
+    return None if record is None else _stored_json(record(world, list(process)))
 
 
 def failed_outcome(task_set: str, task: Any, reason: str) -> Outcome:

@@ -57,6 +57,8 @@ class EpisodeRow(SQLModel, table=True):
     # Why the episode failed (endpoint, agent, world, scoring or worker), None if it ran to its end.
     # Added after the first release: nullable, so opening an older database can add it.
     error: str | None = None
+    # The episode's line of its benchmark's own result file (JSON), for tasks that write one.
+    result_record: str | None = None
 
 
 class CallRow(SQLModel, table=True):

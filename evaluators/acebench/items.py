@@ -8,11 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox import Call
-from sandbox.parsing import render_calls
-
 from .decoding import decode_compat, decode_strict
-from .normal_compat import SUFFIX, compat_normal
+from .normal_compat import compat_normal
 from .normal_strict import strict_normal
 from .special import special
 from .verdicts import CheckFailure, Mode, Verdict
@@ -80,17 +77,6 @@ def score_category(category: str, prompts: Sequence[Mapping[str, Any]], answers:
         accuracy = round(accuracy, 3)
     return CategoryScore(category, accuracy, len(items), items)
 
-
-
-def render_answer(answer: Any, functions: Sequence[Mapping[str, Any]] = ()) -> str:
-    """A possible answer written as a model would write it (Python literals).
-
-    Answer keys repeat a function as `name_1`, `name_2`; the suffix is dropped unless the
-    key is itself the name of one of `functions` (zh has tools called `perception_check_1`).
-    """
-    chosen = answer[0] if isinstance(answer, list) else answer
-    names = {f.get("name") for f in functions}
-    return render_calls([Call(name if name in names else SUFFIX.sub("", name), args) for name, args in chosen.items()])
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -7,11 +7,12 @@ parallel calls are matched without one-to-one assignment. docs/evaluators.md lis
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
+
+from scenarios.acebench.answers import SUFFIX
 
 from .verdicts import PASS, Verdict
 
@@ -21,7 +22,6 @@ _TYPES = MappingProxyType({
     "dict": dict, "any": str,
 })
 _NESTED = ("array", "tuple", "list(string)", "list(enum)", "object", "objectArray")
-SUFFIX = re.compile(r"_\d+$")
 _STRIP = str.maketrans("", "", " ,./-_*^")
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .categories import ERROR_PHRASE, INCOMPLETE_PHRASE, IRRELEVANT_PHRASE
+from scenarios.acebench.answers import ERROR_PHRASE, INCOMPLETE_PHRASE, IRRELEVANT_PHRASE
+
 from .verdicts import PASS, Mode, Verdict
 
 
@@ -62,15 +63,4 @@ def _parenthesised_names(text: str) -> frozenset[str]:
     return frozenset(name.strip().lower() for group in _PARENTHESISED.findall(text)
                      for name in group.split(",") if name.strip())
 
-
-def canonical_special(category: str, answer: Any) -> str:
-    """The output the benchmark's prompt asks for, for a special item."""
-    if "incomplete" in category:
-        api, names = next(iter(answer.items()))
-        return f'["Missing necessary parameters ({", ".join(n.strip() for n in names)}) for the api ({api})"]'
-    if "error" in category:
-        parts = "; ".join(f"There is incorrect value ({v[0]}) for the parameters ({k}) in the conversation history."
-                          for k, v in answer.items())
-        return f'["{parts}"]'
-    return '["Due to the limitations of the function, I cannot solve this problem."]'
 

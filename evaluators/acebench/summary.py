@@ -16,8 +16,13 @@ from .items import CategoryScore, read_jsonl, score_category
 from .verdicts import Mode
 
 
-def score_directory(data: Path, results: Path, mode: Mode = "compat") -> dict[str, CategoryScore]:
-    """Every category with a result file `data_<category>_result.json` under `results`."""
+def score_directory(data: Path, results: Path, mode: Mode = "compat", only_given: bool = False
+                    ) -> dict[str, CategoryScore]:
+    """Every category with a result file `data_<category>_result.json` under `results`.
+
+    An item with no line in its category's file scores as wrong, as in the reference; with
+    `only_given`, only the items the files hold are scored (a run over a sample of items).
+    """
     scores: dict[str, CategoryScore] = {}
     for category in NORMAL_CATEGORIES + SPECIAL_CATEGORIES + AGENT_CATEGORIES:
         result_file = results / f"data_{category}_result.json"
@@ -27,6 +32,9 @@ def score_directory(data: Path, results: Path, mode: Mode = "compat") -> dict[st
             continue
         rows = read_jsonl(result_file)
         prompts, answers = read_jsonl(prompt_file), read_jsonl(answer_file)
+        if only_given:
+            given = {str(r.get("id")) for r in rows}
+            prompts = [p for p in prompts if str(p.get("id")) in given]
         if category.startswith("agent"):
             records = {str(r["id"]): r for r in rows if "id" in r}
             scores[category] = score_agent(prompts, answers, records, category, mode)
@@ -91,6 +99,11 @@ def score_results(request: ResultsRequest) -> ScoreTable:
     if not scores:
         raise ValueError(f"no result files (data_<category>_result.json) in {request.results} match the data "
                          f"in {folder}")
+    return category_table(scores, mode, request.lang)
+
+
+def category_table(scores: Mapping[str, CategoryScore], mode: Mode, lang: str) -> ScoreTable:
+    """The per-category accuracies, the group means and the overall score, as printed."""
     accuracies = {name: s.accuracy for name, s in scores.items()}
     summary = summarize(accuracies, mode, {name: s.total for name, s in scores.items()})
     missing = missing_categories(accuracies)
@@ -101,8 +114,30 @@ def score_results(request: ResultsRequest) -> ScoreTable:
     groups = tuple((group, f"{summary[group]:.3f}", "") for group in SUMMARY_GROUPS if group in summary)
     if mode == "strict" and missing:
         groups += (("not scored", ", ".join(missing), ""),)
-    payload = {"mode": request.mode, "summary": summary, "missing": missing,
+    payload = {"mode": mode, "summary": summary, "missing": missing,
                "categories": {name: {"accuracy": s.accuracy, "total": s.total, "process": s.process,
                                      "items": s.items} for name, s in scores.items()}}
-    return ScoreTable(f"ACEBench ({request.lang}, {request.mode})", ("category", "accuracy", "items"),
+    return ScoreTable(f"ACEBench ({lang}, {mode})", ("category", "accuracy", "items"),
                       (categories, groups), payload, frozenset({"normal", "special", "agent", "overall"}))
+
+
+# The paper's table: its columns, and the group or category each one shows.
+PAPER_COLUMNS = (("Atom", "atom"), ("Single-Turn", "single_turn"), ("Multi-Turn", "multi_turn"),
+                 ("Similar", "normal_similar_api"), ("Preference", "normal_preference"), ("Summary", "normal"),
+                 ("Special", "special"), ("Agent", "agent"), ("Overall", "overall"))
+
+
+def paper_table(by_mode: Mapping[str, Mapping[str, CategoryScore]], lang: str) -> ScoreTable:
+    """The paper's table, one row per mode; a cell with nothing scored shows "-" in strict
+    mode (compat counts it as 0, as the reference does)."""
+    rows = []
+    for mode, scores in by_mode.items():
+        accuracies = {name: s.accuracy for name, s in scores.items()}
+        values = {**accuracies, **summarize(accuracies, "strict" if mode == "strict" else "compat",
+                                            {name: s.total for name, s in scores.items()})}
+        rows.append((mode, *(f"{values[key]:.3f}" if key in values else ("0.000" if mode == "compat" else "-")
+                             for _, key in PAPER_COLUMNS)))
+    payload = {mode: dict(zip([c for c, _ in PAPER_COLUMNS], row[1:], strict=True)) for mode, row in
+               zip(by_mode, rows, strict=True)}
+    return ScoreTable(f"ACEBench ({lang}): the paper's table", ("mode", *(c for c, _ in PAPER_COLUMNS)),
+                      (tuple(rows),), payload)

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from sandbox import World
 
 from ..family import TaskLoad
+from .prompts import USER_OPENER, agent_prompt, user_prompt
 from .world import acebench_world, saved_state
 
 WorldBuilder = Callable[..., World]
@@ -53,6 +54,34 @@ class AceTask(BaseModel):
         """The end state as ACEBench records it, JSON round-tripped like its result files."""
         return json.loads(json.dumps(saved_state(world, self.involved_classes), ensure_ascii=False))
 
+    # The task hooks (toolworlds' runner and LLM agents read them): ACEBench's own prompts and
+    # bracket protocol for ACEBench's tasks; other families using this format keep the defaults.
+    @property
+    def system_prompt(self) -> str | None:
+        if self.family != "acebench":
+            return None
+        return agent_prompt(self.category, self.lang, self.involved_classes, self.functions)
+
+    @property
+    def protocol(self) -> str:
+        return "bracket" if self.family == "acebench" else "native"
+
+    @property
+    def user_prompt(self) -> str | None:
+        """The simulated user's system prompt (multi-turn tasks): ACEBench's user rules."""
+        if self.family != "acebench" or self.category != "multi_turn":
+            return None
+        return user_prompt(self.lang, self.involved_classes, self.question)
+
+    @property
+    def user_opener(self) -> str | None:
+        """What the simulated user is first asked, before the agent said anything."""
+        return USER_OPENER.get(self.lang) if self.family == "acebench" else None
+
+    def result_record(self, world: World, process: list[str]) -> dict[str, Any]:
+        """The task's line of an ACEBench result file: the end state and every agent message."""
+        return {"id": self.id, "result": self.end_state(world), "process": list(process)}
+
 
 def load_tasks(data: str | Path, lang: str = "en", categories: tuple[str, ...] = CATEGORIES,
                family: str = "acebench", build: WorldBuilder = acebench_world) -> list[AceTask]:
@@ -72,14 +101,14 @@ def read_tasks(data: str | Path, lang: str = "en", categories: tuple[str, ...] =
         category = "multi_turn" if "multi_turn" in prompt_file.name else "multi_step"
         answers: dict[str, dict[str, Any]] = {}
         if answer_file.is_file():
-            for number, record in _records(answer_file, result.problems):
+            for number, record in json_records(answer_file, result.problems):
                 if isinstance(record.get("id"), str):
                     answers[record["id"]] = record
                 else:
                     result.problems.append(f"{answer_file.name}:{number}: answer without an id")
         else:
             result.problems.append(f"{prompt_file.name}: no possible_answer/{prompt_file.name} beside it")
-        for number, record in _records(prompt_file, result.problems):
+        for number, record in json_records(prompt_file, result.problems):
             task_id = record.get("id")
             if not isinstance(task_id, str):
                 result.problems.append(f"{prompt_file.name}:{number}: task without an id")
@@ -122,7 +151,7 @@ def _prompt_files(data: Path, lang: str, categories: tuple[str, ...]) -> list[Pa
     return []
 
 
-def _records(path: Path, problems: list[str]) -> list[tuple[int, dict[str, Any]]]:
+def json_records(path: Path, problems: list[str]) -> list[tuple[int, dict[str, Any]]]:
     records = []
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):

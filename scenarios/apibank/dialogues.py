@@ -50,6 +50,18 @@ class Dialogue(BaseModel):
         return [turn.text for turn in self.turns if turn.role == "AI"]
 
     @property
+    def replies_after_calls(self) -> list[int]:
+        """Indices (into `replies`) of the AI turns that directly follow an API row: the
+        response samples API-Bank's evaluator builds (478 over levels 1-2)."""
+        indices, reply = [], 0
+        for before, turn in zip([None, *self.turns], self.turns, strict=False):
+            if turn.role == "AI":
+                if before is not None and before.role == "API":
+                    indices.append(reply)
+                reply += 1
+        return indices
+
+    @property
     def apis(self) -> list[str]:
         """Every API the dialogue uses, in order of first use."""
         return list(dict.fromkeys(call.api_name for call in self.api_calls))

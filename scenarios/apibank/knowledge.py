@@ -90,6 +90,13 @@ class KnowledgeState(StateModel):
 class Knowledge(Recorded[KnowledgeState]):
     """Look-ups that the reference backs with databases, the network or models."""
 
+    def __init__(self, state: KnowledgeState | Mapping[str, Any] | None = None, *, name: str | None = None,
+                 cassette: Cassette | None = None) -> None:
+        super().__init__(state, name=name, cassette=cassette)
+        # rank_bm25 brings numpy (about 0.25 s to import): paid once per process when the
+        # first world is built, so no SearchEngine call ever carries it.
+        import rank_bm25  # noqa: F401
+
     app_name = "Knowledge"
 
     @api("QueryHistoryToday", mutates=False)
@@ -183,7 +190,10 @@ class Utilities(Recorded[StateModel]):
     def __init__(self, state: StateModel | Mapping[str, Any] | None = None, *, name: str | None = None,
                  cassette: Cassette | None = None, ranker: ToolRanker | None = None) -> None:
         super().__init__(state, name=name, cassette=cassette)
-        self.ranker: ToolRanker = ranker if ranker is not None else Bm25Ranker()
+        if ranker is None:
+            ranker = Bm25Ranker()
+            ranker.prepare(1)
+        self.ranker: ToolRanker = ranker
 
     @api("Calculator", mutates=False)
     def calculator(self, formula: str) -> float:

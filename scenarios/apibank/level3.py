@@ -125,7 +125,10 @@ class Level3(App[Level3State]):
     def __init__(self, state: Level3State | Mapping[str, Any] | None = None, *, name: str | None = None,
                  ranker: ToolRanker | None = None) -> None:
         super().__init__(state, name=name)
-        self.ranker: ToolRanker = ranker if ranker is not None else Bm25Ranker()
+        if ranker is None:
+            ranker = Bm25Ranker()
+            ranker.prepare(3)
+        self.ranker: ToolRanker = ranker
 
     def _user(self, username: str, password: str) -> dict[str, Any]:
         record = self.state.accounts.get(username)

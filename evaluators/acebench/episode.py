@@ -1,0 +1,33 @@
+"""Scoring an ACEBench episode: an item by its one reply, an agent task by its end state.
+
+Normal and special items end after the model's first reply (`single_reply`), and the
+checker judges that reply, as it judges a line of a result file. The runner stores the
+verdicts in the columns every family has: `success` and `process` are the compat verdict
+(the reference's), `state_fraction` is the strict verdict (1.0 or 0.0), and `diff` shows
+the reply beside the possible answer when compat says wrong. Agent tasks are scored by
+end state and process, as every world family is (`evaluators.task_score.score_task`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sandbox import World
+from sandbox.comparison import Mode as StateMode
+from sandbox.diffing import diff_states
+
+from ..task_score import TaskScore, score_task
+from .items import check_item
+
+
+def score_episode(task: Any, world: World, process: Sequence[str], mode: StateMode) -> TaskScore:
+    """The family's per-episode score (found by `evaluators.task_score.episode_scorer`)."""
+    if not getattr(task, "single_reply", False):
+        return score_task(task, world, process, mode)
+    reply = process[0] if process else ""
+    compat = check_item(task.category, task.functions, reply, task.ground_truth, "compat")
+    strict = check_item(task.category, task.functions, reply, task.ground_truth, "strict")
+    expected = task.paths[0][0] if task.paths and task.paths[0] else ""
+    diff = diff_states({"reply": expected}, {"reply": expected if compat.valid else reply})
+    return TaskScore(compat.valid, 1.0 if strict.valid else 0.0, 1.0 if compat.valid else 0.0, diff)
