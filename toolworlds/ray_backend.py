@@ -277,7 +277,10 @@ class _Dispatch:
                     yield from self._give_up(f"worker: {self.stillborn} Ray workers in a row died before finishing "
                                              f"an episode; last: {failure_reason(exc)}")
                     return
-                slot = self._replace(slot)
+                slots[slots.index(slot)] = self._replace(slot)
+                for live in slots:  # an idle worker takes its share of what the dead one left
+                    self._fill(live)
+                continue
             except Exception as exc:  # the outcome could not come back (lost object, serialisation)
                 self._forget(ready[0], slot)
                 name, task, _ = self.pending[index]
