@@ -4,6 +4,7 @@ cluster keeps."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
@@ -18,8 +19,9 @@ from typer.testing import CliRunner
 
 from scenarios.banking.family import load_tasks
 from tests.fake_chat import Response, completion, serve
+from tests.test_runs import postgres_url  # noqa: F401 (a PostgreSQL server for the test that asks for one)
 from toolworlds.cli import app
-from toolworlds.ray_backend import RayBackend, import_ray
+from toolworlds.ray_backend import RayBackend, RequestGate, import_ray
 from toolworlds.runner import AgentSpec, Backend, Outcome, ProcessBackend, TaskSet, execute_run
 from toolworlds.store import RunStore
 
@@ -56,19 +58,26 @@ def stored(store: RunStore, run_id: str) -> dict[str, Any]:
     return {"episodes": episodes, "scores": scores}
 
 
-def test_three_backends_store_identical_episodes_and_scores(ray_cluster: Any, tmp_path: Path) -> None:
-    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+def test_three_backends_store_identical_episodes_and_scores(ray_cluster: Any, tmp_path: Path,
+                                                           request: pytest.FixtureRequest) -> None:
+    try:  # the ray run stores into PostgreSQL wherever a server can be started here
+        ray_url = request.getfixturevalue("postgres_url")
+    except pytest.skip.Exception:
+        ray_url = f"sqlite:///{tmp_path / 'ray.db'}"
+    local = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
     spec = AgentSpec("noisy", noise=0.3, seed=7)
-    backends: dict[str, Backend] = {"process-1": ProcessBackend(1), "process-2": ProcessBackend(2),
-                                    "ray-2": RayBackend(workers=2)}
+    runs: dict[str, tuple[RunStore, Backend]] = {"process-1": (local, ProcessBackend(1)),
+                                                 "process-2": (local, ProcessBackend(2)),
+                                                 "ray-2": (RunStore(ray_url), RayBackend(workers=2))}
     results = {}
-    for name, backend in backends.items():
+    for name, (store, backend) in runs.items():
         execute_run(store, name, task_sets(), spec, backend=backend)
         results[name] = stored(store, name)
     assert len(results["process-1"]["episodes"]) == 72
     assert any(row["errors"] for row, _ in results["process-1"]["episodes"].values())  # the noise shows
     assert results["process-2"] == results["process-1"]
     assert results["ray-2"] == results["process-1"]
+    runs["ray-2"][0].close()
 
 
 def test_a_worker_killed_mid_run_loses_nothing_stored_and_the_run_completes(ray_cluster: Any,
@@ -181,3 +190,27 @@ def test_the_endpoint_limit_holds_across_all_workers(ray_cluster: Any, tmp_path:
     assert len(episodes) == 4 and all(e.error is None for e in episodes), [e.error for e in episodes]
     assert meter.requests == 4
     assert meter.peak == (1 if limit == 1 else 2)  # without a limit, both workers ask at once
+
+
+def test_the_request_gate_waits_at_its_limit_and_takes_back_a_dead_holders_permits() -> None:
+    async def scenario() -> list[str]:
+        gate = RequestGate(limit=2)
+        events: list[str] = []
+        await gate.acquire("worker-1")
+        await gate.acquire("worker-1")
+
+        async def third() -> None:
+            await gate.acquire("worker-2")
+            events.append("worker-2 got a permit")
+
+        waiting = asyncio.create_task(third())
+        await asyncio.sleep(0.05)
+        events.append("still waiting" if not waiting.done() else "did not wait")
+        assert await gate.release("worker-2") == 0  # it holds none yet: nothing to give back
+        assert await gate.forget("worker-1") == 2  # worker-1 died holding two
+        await asyncio.wait_for(waiting, timeout=1)
+        assert await gate.release("worker-1") == 0  # a late release from the dead one changes nothing
+        assert await gate.peak() == 2
+        return events
+
+    assert asyncio.run(scenario()) == ["still waiting", "worker-2 got a permit"]
