@@ -8,6 +8,8 @@ import asyncio
 import importlib.util
 import json
 import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -214,3 +216,9 @@ def test_the_request_gate_waits_at_its_limit_and_takes_back_a_dead_holders_permi
         return events
 
     assert asyncio.run(scenario()) == ["still waiting", "worker-2 got a permit"]
+
+
+def test_ray_is_imported_only_when_a_ray_run_starts() -> None:
+    code = "import sys, toolworlds, toolworlds.cli, toolworlds.ray_backend; print('ray' in sys.modules)"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "False"
