@@ -24,7 +24,7 @@ from .llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .runconfig import RunConfig, read_run_config
 
 if TYPE_CHECKING:
-    from .runner import TaskSet
+    from .runner import Backend, TaskSet
 
 app = typer.Typer(
     name="toolworlds",
@@ -206,7 +206,15 @@ def run(
     retries: Annotated[int, typer.Option(min=0, help="Further tries of an endpoint request that failed "
                                          "transiently (429, 5xx, connection, timeout), with backoff.")
                        ] = DEFAULT_RETRIES,
-    workers: Annotated[int, typer.Option(min=1, help="Episodes run in parallel processes.")] = 1,
+    workers: Annotated[int | None, typer.Option(min=1, help="Episodes run in parallel: processes here (default 1), "
+                                                "or Ray actors (default: one per CPU of the cluster).")] = None,
+    backend: Annotated[str, typer.Option(help="Where episodes run: process (this machine) or ray (a Ray cluster; "
+                                         'pip install "toolworlds[ray]"). See docs/distributed.md.')] = "process",
+    address: Annotated[str | None, typer.Option(help="--backend ray: auto (the cluster this machine joined with "
+                                                "`ray start`) or ray://host:port; default: a local Ray for this "
+                                                "run.")] = None,
+    concurrency: Annotated[int, typer.Option(min=0, help="LLM agents: at most this many endpoint requests in "
+                                             "flight at once, across all workers (0: one per worker).")] = 0,
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many tasks per task set "
                                               "(toolbench: the first N that pass the filters).")] = None,
     filter_difficulty: Annotated[list[str] | None, typer.Option(
@@ -231,10 +239,9 @@ def run(
     reason and the run goes on; the summary counts them. `--resume` skips them;
     `--resume --retry-failed` runs them again.
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+    from .progress import RunProgress
     from .report import score_table
-    from .runner import AgentSpec, execute_run, pending_tasks
+    from .runner import AgentSpec, BackendError, execute_run, pending_tasks
     from .store import RunStore
 
     if agent not in ("oracle", "noisy", "llm"):
@@ -245,6 +252,7 @@ def run(
         raise fail("--resume needs the --run-id of the run to continue")
     if retry_failed and not resume:
         raise fail("--retry-failed continues a run: give it with --resume --run-id")
+    runs_on = _backend(backend, address, workers)
     chosen = _run_config(config)
     query = TaskQuery(
         data=data if data is not None else (Path(chosen.data) if chosen.data else None),
@@ -261,14 +269,15 @@ def run(
     if run_id and not resume and store.run(run_id) is not None:
         raise fail(f"run {run_id!r} already exists in {db}; add --resume to continue it")
     spec = AgentSpec(kind=agent, noise=noise, seed=seed, model=model, base_url=base_url, pause=pause, user=user,
-                     timeout=timeout, retries=retries)
+                     timeout=timeout, retries=retries, concurrency=concurrency)
     todo = len(pending_tasks(store, name, sets, retry_failed=retry_failed))
     try:
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=errors, transient=True) as progress:
-            bar = progress.add_task(f"{name}: episodes", total=todo)
-            episodes = execute_run(store, name, sets, spec, workers=workers, retry_failed=retry_failed,
-                                   on_done=lambda _: progress.advance(bar))
+        with RunProgress(errors, name, todo) as progress:
+            episodes = execute_run(store, name, sets, spec, backend=runs_on, retry_failed=retry_failed,
+                                   on_done=progress.done)
+    except BackendError as exc:
+        store.close()
+        raise fail(str(exc)) from None
     except KeyboardInterrupt:
         errors.print(f"interrupted: every finished episode is stored. Continue with: "
                      f"{_resume_command(name, db)}", highlight=False, soft_wrap=True)
@@ -278,6 +287,21 @@ def run(
     _print_benchmark_tables(sets, episodes, results or Path("results") / name, query.data)
     _print_summary(name, db, episodes)
     store.close()
+
+
+def _backend(name: str, address: str | None, workers: int | None) -> Backend:
+    """The runner backend the options name (`toolworlds.runner.Backend`)."""
+    if name == "process":
+        if address is not None:
+            raise fail("--address names a Ray cluster: give it with --backend ray")
+        from .runner import ProcessBackend
+
+        return ProcessBackend(workers or 1)
+    if name == "ray":
+        from .ray_backend import RayBackend
+
+        return RayBackend(address=address, workers=workers)
+    raise fail(f"unknown backend {name!r}; use process or ray")
 
 
 def _print_benchmark_tables(sets: list[TaskSet], episodes: list[Any], folder: Path, data: Path | None) -> None:

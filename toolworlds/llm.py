@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,7 +48,9 @@ class ChatClient:
     """A chat-completions client for one model at one OpenAI-compatible base URL.
 
     `timeout` bounds each request (seconds); `retries` is how many more times the SDK
-    tries a request that failed transiently, waiting longer each time.
+    tries a request that failed transiently, waiting longer each time. `gate`, when given,
+    is held around each request: the run's limit on requests in flight to the endpoint,
+    shared by all its workers (a semaphore, or a Ray actor on a cluster).
     """
 
     base_url: str
@@ -55,6 +58,7 @@ class ChatClient:
     api_key: str = field(default_factory=lambda: os.environ.get("OPENAI_API_KEY", "not-needed"))
     timeout: float = DEFAULT_TIMEOUT
     retries: int = DEFAULT_RETRIES
+    gate: AbstractContextManager[Any] | None = field(default=None, repr=False, compare=False)
     _client: Any = field(default=None, init=False, repr=False, compare=False)
 
     def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()) -> Any:
@@ -70,7 +74,8 @@ class ChatClient:
         if tools:
             options["tools"] = list(tools)
         try:
-            response = self._client.chat.completions.create(**options)
+            with self.gate if self.gate is not None else nullcontext():
+                response = self._client.chat.completions.create(**options)
         except openai.APIStatusError as exc:
             raise EndpointError(_reason(f"HTTP {exc.status_code}", exc, self.retries)) from None
         except openai.APITimeoutError as exc:

@@ -1,8 +1,10 @@
 """Running an agent over task sets: episodes in fresh worlds, scored, stored one by one.
 
-Workers are processes (`--workers N`); each episode is independent and deterministic, so
-any number of workers gives the same scores as one. The main process alone writes to the
-store, committing each episode as it finishes.
+Where episodes run is a backend (`Backend`): here, this process or a pool of worker
+processes (`--workers N`); `toolworlds.ray_backend` runs them on a Ray cluster. Each episode
+is independent and deterministic, so every backend and any number of workers store the
+same episodes and scores. The main process alone writes to the store, committing each
+episode as it arrives from the backend.
 
 A run never dies of one episode: whatever goes wrong in it (the endpoint, the agent, the
 world, the scoring, the worker process itself) becomes that episode's stored `error`, as
@@ -14,20 +16,26 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import multiprocessing
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from evaluators.task_score import episode_scorer
 from sandbox.limits import printable_text, redacted_copy
+from sandbox.world import World
 
 from .agents import NoisyAgent, OracleAgent
 from .episodes import failure_reason, run_episode
 from .llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .store import CallRow, EpisodeRow, RunStore, ScoreRow
+
+# Held around each endpoint request (`with gate:`), shared by every worker of a run.
+Gate = AbstractContextManager[Any]
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,7 @@ class AgentSpec:
     user: str = "scripted"  # scripted | llm (multi-turn user simulator)
     timeout: float = DEFAULT_TIMEOUT  # seconds per endpoint request
     retries: int = DEFAULT_RETRIES  # further tries of a request that failed transiently
+    concurrency: int = 0  # endpoint requests in flight at once across all workers (0: one per worker)
 
     def describe(self) -> str:
         if self.kind == "noisy":
@@ -51,7 +60,11 @@ class AgentSpec:
             return f"llm({self.model})"
         return self.kind
 
-    def build(self, task: Any) -> Any:
+    @property
+    def uses_endpoint(self) -> bool:
+        return self.kind == "llm" or self.user == "llm"
+
+    def build(self, task: Any, gate: Gate | None = None) -> Any:
         if self.kind == "oracle":
             return OracleAgent(task)
         if self.kind == "noisy":
@@ -59,21 +72,22 @@ class AgentSpec:
         if self.kind == "llm":
             from .llm import LLMAgent
 
-            return LLMAgent.for_task(self.client(), task)
+            return LLMAgent.for_task(self.client(gate), task)
         raise ValueError(f"unknown agent {self.kind!r}; use oracle, noisy or llm")
 
-    def build_user(self, task: Any) -> Any:
+    def build_user(self, task: Any, gate: Gate | None = None) -> Any:
         if self.user == "llm":
             from .llm import LLMUser
 
-            return LLMUser(self.client(), task.question, getattr(task, "user_prompt", None),
+            return LLMUser(self.client(gate), task.question, getattr(task, "user_prompt", None),
                            getattr(task, "user_opener", None))
         return None  # the episode's default: a scripted user
 
-    def client(self) -> Any:
+    def client(self, gate: Gate | None = None) -> Any:
+        """`gate` is held around every request: the run's limit on requests in flight to the endpoint."""
         from .llm import ChatClient
 
-        return ChatClient(self.base_url, self.model, timeout=self.timeout, retries=self.retries)
+        return ChatClient(self.base_url, self.model, timeout=self.timeout, retries=self.retries, gate=gate)
 
 
 @dataclass
@@ -98,18 +112,24 @@ class Outcome:
     calls: list[dict[str, Any]]
 
 
-def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact") -> Outcome:
+def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact", *,
+            start: Callable[[], World] | None = None, gate: Gate | None = None) -> Outcome:
     """Run and score one task (top level, so process pools can call it). Never raises: a
-    failure anywhere is the outcome's `error`."""
+    failure anywhere is the outcome's `error`.
+
+    `start` gives the episode's world (a fork of one built earlier), else the task builds a
+    fresh one; `gate` limits the requests in flight to the agent's endpoint.
+    """
     try:
-        return _run_and_score(task_set, task, spec, mode)
+        return _run_and_score(task_set, task, spec, mode, start, gate)
     except Exception as exc:
         return failed_outcome(task_set, task, f"run: {failure_reason(exc)}")
 
 
-def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str) -> Outcome:
-    agent = spec.build(task)
-    world, episode = run_episode(task, agent, user=spec.build_user(task))
+def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: Callable[[], World] | None,
+                   gate: Gate | None) -> Outcome:
+    agent = spec.build(task, gate)
+    world, episode = run_episode(task, agent, user=spec.build_user(task, gate), world=start() if start else None)
     if spec.pause:
         time.sleep(spec.pause)
     family = task_set.split("/", 1)[0]  # a task set is named "<family>/<lang>"
@@ -169,6 +189,52 @@ def pending_tasks(store: RunStore, run_id: str, task_sets: Sequence[TaskSet], *,
     return [(s.name, task, s.end_state_mode) for s in task_sets for task in s.tasks if (s.name, task.id) not in done]
 
 
+Pending = tuple[str, Any, str]  # (task set name, task, end-state mode) of one episode to run
+
+
+class BackendError(RuntimeError):
+    """A backend could not start at all (its library missing, its cluster unreachable); nothing ran."""
+
+
+class Backend(Protocol):
+    """Where a run's episodes run. It yields each pending episode's outcome once, in any order,
+    as each finishes, and never raises for one episode: what went wrong is that outcome's error."""
+
+    def outcomes(self, pending: Sequence[Pending], spec: AgentSpec) -> Iterator[Outcome]: ...
+
+
+@dataclass(frozen=True)
+class ProcessBackend:
+    """Episodes in this process (one worker) or in a pool of `workers` processes on this machine."""
+
+    workers: int = 1
+
+    def outcomes(self, pending: Sequence[Pending], spec: AgentSpec) -> Iterator[Outcome]:
+        if self.workers <= 1:
+            for name, task, mode in pending:
+                yield run_one(name, task, spec, mode)
+            return
+        with ProcessPoolExecutor(max_workers=self.workers) as pool, _process_gate(spec, self.workers) as gate:
+            futures: dict[Future[Outcome], tuple[str, Any]] = {
+                pool.submit(run_one, name, task, spec, mode, gate=gate): (name, task) for name, task, mode in pending}
+            for future in as_completed(futures):
+                try:
+                    yield future.result()
+                except Exception as exc:  # the worker died, or the task could not be sent to it
+                    name, task = futures[future]
+                    yield failed_outcome(name, task, f"worker: {failure_reason(exc)}")
+
+
+@contextmanager
+def _process_gate(spec: AgentSpec, workers: int) -> Iterator[Gate | None]:
+    """A semaphore the pool's processes share, when the run limits its endpoint below one request per worker."""
+    if not spec.uses_endpoint or not 0 < spec.concurrency < workers:
+        yield None
+        return
+    with multiprocessing.Manager() as manager:
+        yield manager.BoundedSemaphore(spec.concurrency)
+
+
 def execute_run(
     store: RunStore,
     run_id: str,
@@ -176,34 +242,19 @@ def execute_run(
     spec: AgentSpec,
     *,
     workers: int = 1,
+    backend: Backend | None = None,
     retry_failed: bool = False,
     on_done: Callable[[Outcome], None] | None = None,
 ) -> list[EpisodeRow]:
     """Run every task not yet stored for `run_id` (and, with `retry_failed`, every one stored
-    as failed); returns all of the run's episodes."""
+    as failed) on `backend` (default: `workers` processes here); returns all of the run's episodes."""
     store.start_run(run_id, spec.describe(), {"task_sets": [s.name for s in task_sets], **asdict(spec)})
     pending = pending_tasks(store, run_id, task_sets, retry_failed=retry_failed)
-
-    def save(outcome: Outcome) -> None:
+    for outcome in (backend or ProcessBackend(workers)).outcomes(pending, spec):
         episode = EpisodeRow(run_id=run_id, finished_at=dt.datetime.now(dt.timezone.utc), **outcome.episode)
         store.save_episode(episode, [CallRow(episode_id=0, **call) for call in outcome.calls])
         if on_done is not None:
             on_done(outcome)
-
-    if workers <= 1:
-        for name, task, mode in pending:
-            save(run_one(name, task, spec, mode))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures: dict[Future[Outcome], tuple[str, Any]] = {
-                pool.submit(run_one, name, task, spec, mode): (name, task) for name, task, mode in pending}
-            for future in as_completed(futures):
-                try:
-                    outcome = future.result()
-                except Exception as exc:  # the worker died, or the task could not be sent to it
-                    name, task = futures[future]
-                    outcome = failed_outcome(name, task, f"worker: {failure_reason(exc)}")
-                save(outcome)
     episodes = store.episodes(run_id)
     store.save_scores(run_id, summarize_run(run_id, episodes))
     return episodes
