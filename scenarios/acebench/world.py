@@ -7,6 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sandbox import World
+from sandbox.tools import Coercion
 
 from .base import AceApp, BaseApi
 from .food import FoodPlatform
@@ -28,6 +29,7 @@ def acebench_world(
     lang: str = "en",
     initial_config: Mapping[str, Any] | None = None,
     seed: int = 0,
+    coercion: Coercion = "lax",
 ) -> World:
     """A world with the named ACEBench apps (BaseApi is added when a phone app needs it).
 
@@ -41,7 +43,7 @@ def acebench_world(
         raise KeyError(f"unknown ACEBench classes: {', '.join(unknown)}; known: {', '.join(APP_CLASSES)}")
     if PHONE_APPS.intersection(names) and "BaseApi" not in names:
         names.insert(0, "BaseApi")
-    world = World([APP_CLASSES[name](lang) for name in names], seed=seed)
+    world = World([APP_CLASSES[name](lang) for name in names], seed=seed, coercion=coercion)
     apply_initial_config(world, initial_config or {})
     return world
 
