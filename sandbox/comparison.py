@@ -50,8 +50,9 @@ def compare_states(expected: Any, actual: Any, mode: Mode = "exact", *, misspell
     notes = expected_notes + actual_notes
     if mode == "exact":
         diff = diff_states(expected_map, actual_map)
-        total = max(_count_leaves(expected_map), 1)
-        return StateComparison(not diff and not notes, diff, _fraction(diff, total), tuple(notes))
+        # Counting the fields is a walk over the whole state; equal states score 1 whatever it gives.
+        fraction = _fraction(diff, max(_count_leaves(expected_map), 1)) if diff else 1.0
+        return StateComparison(not diff and not notes, diff, fraction, tuple(notes))
     if mode != "acebench":
         raise ValueError(f"unknown comparison mode {mode!r}; use 'exact' or 'acebench'")
     return _acebench(expected_map, actual_map, notes, misspelled)
@@ -130,11 +131,22 @@ def _as_mapping(state: Any, side: str) -> tuple[dict[str, Any], list[str]]:
 
 
 def _count_leaves(value: Any) -> int:
-    if isinstance(value, Mapping):
-        return sum(_count_leaves(v) for v in value.values()) or 1
-    if isinstance(value, list):
-        return sum(_count_leaves(v) for v in value) or 1
-    return 1
+    """Fields in a state, as the partial-credit fraction counts them (an empty container is one)."""
+    kind = type(value)
+    if kind is dict or (kind is not list and isinstance(value, Mapping)):
+        items: Any = value.values()
+    elif kind is list or isinstance(value, list):
+        items = value
+    else:
+        return 1
+    count = 0
+    for item in items:
+        item_kind = type(item)
+        if item_kind is str or item_kind is int or item_kind is float or item_kind is bool or item is None:
+            count += 1
+        else:
+            count += _count_leaves(item)
+    return count or 1
 
 
 def _fraction(diff: StateDiff, total: int) -> float:

@@ -1,7 +1,7 @@
 """The kit's drawn calls are good enough to test with: mostly valid, and mostly carried out.
 
 A short version of `bench/strategies.py` (which prints the figures on a larger sample):
-on every bundled world in its configured state (tests/worlds.py), and on the library
+on every bundled world in its default and its configured state (tests/worlds.py), and on the library
 world a reader writes from docs/testing.md, at least 95% of drawn calls pass validation
 and at least half succeed. Draws are derandomized, so the figures do not vary between runs.
 """
@@ -19,7 +19,9 @@ from sandbox.testing import survey
 from tests.worlds import bundled, docs_example
 
 DOCS = docs_example()
-WORLDS: list[tuple[str, Callable[[], World]]] = [(entry.name, entry.configured) for entry in bundled()]
+WORLDS: list[tuple[str, Callable[[], World]]] = [(f"{entry.name} {state}", factory) for entry in bundled()
+                                                  for state, factory in (("configured", entry.configured),
+                                                                         ("default", entry.default))]
 WORLDS.append(("docs: library", DOCS.library_world))
 
 

@@ -175,10 +175,13 @@ def test_bad_rows_are_problems_and_the_rest_still_load(tmp_path: Path) -> None:
     path.write_text("\n".join([json.dumps(rows()[0]), "{not json", json.dumps([1, 2]),
                                json.dumps({"query": "x", "tools": "[oops"}),
                                json.dumps({"query": "x", "tools": [{"description": "no name"}]}),
-                               json.dumps({"query": "x", "tools": 7}), json.dumps(rows()[5])]) + "\n")
+                               json.dumps({"query": "x", "tools": 7}),
+                               json.dumps({"id": "7", "conversations": [{"from": "user", "value": "hi"}]}),
+                               json.dumps(rows()[5])]) + "\n")
     loaded = read_tasks(path)
-    assert [t.id for t in loaded.tasks] == ["toolbench_0", "toolbench_6"]  # ids count every row
-    assert len(loaded.problems) == 5
+    assert [t.id for t in loaded.tasks] == ["toolbench_0", "toolbench_7"]  # ids count every row
+    assert len(loaded.problems) == 6
+    assert any("ToolBench conversation (id, conversations)" in p for p in loaded.problems)
     assert any("mixed.jsonl:2: not valid JSON" in p for p in loaded.problems)
     assert any("'tools' is text but not valid JSON" in p for p in loaded.problems)
     assert any("without a string 'name'" in p for p in loaded.problems)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -22,7 +22,9 @@ from scenarios.registry import families, family
 
 from .llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .runconfig import RunConfig, read_run_config
-from .runner import TaskSet
+
+if TYPE_CHECKING:
+    from .runner import TaskSet
 
 app = typer.Typer(
     name="toolworlds",
@@ -159,6 +161,8 @@ def doctor(
 
 
 def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> list[TaskSet]:
+    from .runner import TaskSet  # the runner brings the run store (sqlmodel, sqlalchemy): only for runs
+
     if query.data is not None and len(names) > 1:
         raise fail("--data names one family's tasks: give exactly one --tasks with it")
     sets = []

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
 from sandbox import World
+from sandbox.template import WorldTemplate
 from sandbox.tools import Coercion
 
 from .base import AceApp, BaseApi
@@ -36,6 +38,9 @@ def acebench_world(
     `initial_config` is applied as ACEBench applies it: only the "BaseApi" entry has any
     effect, because the reference loads every class with its own entry and then with the
     BaseApi entry, and the phone apps' data cannot be configured.
+
+    The world is a fork of a template built once per (classes, language, configuration,
+    seed): validating the default data is most of the cost of building one.
     """
     names = list(dict.fromkeys(classes))
     unknown = [name for name in names if name not in APP_CLASSES]
@@ -43,8 +48,26 @@ def acebench_world(
         raise KeyError(f"unknown ACEBench classes: {', '.join(unknown)}; known: {', '.join(APP_CLASSES)}")
     if PHONE_APPS.intersection(names) and "BaseApi" not in names:
         names.insert(0, "BaseApi")
+    device = (initial_config or {}).get("BaseApi") or {}
+    users = device.get("logged_in_users", [])
+    if isinstance(users, (list, tuple)) and all(type(user) is str for user in users):
+        # What the configuration can change, as a hashable key: one template per distinct world.
+        return _template(tuple(names), lang, bool(device.get("wifi", False)), bool(device.get("logged_in", True)),
+                         tuple(users), seed, coercion).fork()
+    return _build(names, lang, initial_config or {}, seed, coercion)
+
+
+@functools.lru_cache(maxsize=256)
+def _template(names: tuple[str, ...], lang: str, wifi: bool, logged_in: bool, users: tuple[str, ...],
+              seed: int, coercion: Coercion) -> WorldTemplate:
+    """Default data validated once per configuration (a few dozen per task set); worlds are its forks."""
+    config = {"BaseApi": {"wifi": wifi, "logged_in": logged_in, "logged_in_users": list(users)}}
+    return WorldTemplate(_build(list(names), lang, config, seed, coercion))
+
+
+def _build(names: list[str], lang: str, initial_config: Mapping[str, Any], seed: int, coercion: Coercion) -> World:
     world = World([APP_CLASSES[name](lang) for name in names], seed=seed, coercion=coercion)
-    apply_initial_config(world, initial_config or {})
+    apply_initial_config(world, initial_config)
     return world
 
 

