@@ -65,7 +65,8 @@ def _template(names: tuple[str, ...], lang: str, wifi: bool, logged_in: bool, us
     return WorldTemplate(_build(list(names), lang, config, seed, coercion))
 
 
-def _build(names: list[str], lang: str, initial_config: Mapping[str, Any], seed: int, coercion: Coercion) -> World:
+def _build(names: list[str], lang: str, initial_config: Mapping[str, Any], seed: int,
+           coercion: Coercion = "lax") -> World:
     world = World([APP_CLASSES[name](lang) for name in names], seed=seed, coercion=coercion)
     apply_initial_config(world, initial_config)
     return world
