@@ -57,8 +57,11 @@ _Request = tuple[str, list[ChatMessage]]
 def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn: bool, max_steps: int,
                   max_turns: int) -> Generator[_Request, Any, None]:
     conversation = episode.messages
+    opening = getattr(task, "opening_messages", None)  # task hook: the conversation so far
     if multi_turn:
         conversation.append(ChatMessage("user", (yield ("user", conversation))))
+    elif opening:
+        conversation.extend(ChatMessage(role, content) for role, content in opening)
     else:
         conversation.append(ChatMessage("user", task.question))
     while True:
@@ -120,12 +123,17 @@ def _start(task: EpisodeTask, world: World | None, user: Any, max_steps: int, ma
     world = world or task.world()
     episode = Episode(task.id)
     user = user or ScriptedUser(task.question)
-    steps = _conversation(task, world, episode, task.category == "multi_turn", max_steps, max_turns)
+    steps = _conversation(task, world, episode, _multi_turn(task), max_steps, max_turns)
     try:
         first: _Request | None = next(steps)
     except StopIteration:
         first = None
     return world, episode, user, steps, first
+
+
+def _multi_turn(task: EpisodeTask) -> bool:
+    """Whether a user simulator takes part: multi-turn tasks, and tasks that say so (task hook `multi_turn`)."""
+    return task.category == "multi_turn" or getattr(task, "multi_turn", False) is True
 
 
 def failure_reason(exc: BaseException) -> str:

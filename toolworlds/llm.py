@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -119,12 +119,15 @@ class LLMAgent:
     client: ChatClient
     system_prompt: str = AGENT_PROMPT
     protocol: str = "native"
+    calls_in: Callable[[str], str | None] | None = None  # where a reply's request is, if the task says
 
     @classmethod
     def for_task(cls, client: ChatClient, task: Any) -> LLMAgent:
-        """An agent that honours the task's hooks: its own system prompt and protocol."""
+        """An agent that honours the task's hooks: its own system prompt, protocol, and where
+        a reply's calls are (`calls_in`: the part of a reply holding them, None for words)."""
         prompt = getattr(task, "system_prompt", None)
-        return cls(client, prompt if isinstance(prompt, str) else AGENT_PROMPT, getattr(task, "protocol", "native"))
+        return cls(client, prompt if isinstance(prompt, str) else AGENT_PROMPT, getattr(task, "protocol", "native"),
+                   getattr(task, "calls_in", None))
 
     def act(self, conversation: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> Turn:
         messages: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt}]
@@ -137,7 +140,8 @@ class LLMAgent:
         if tool_calls:
             return _tool_call_turn(tool_calls)
         content = reply.content
-        return Turn.from_text(content if isinstance(content, str) else "")
+        text = content if isinstance(content, str) else ""
+        return _text_turn(text, self.calls_in(text) if self.calls_in is not None else None)
 
 
 @dataclass
@@ -163,6 +167,15 @@ class LLMUser:
         if len(messages) == 1:
             messages.append({"role": "user", "content": self.opener or "Is there anything you need help with today?"})
         return self.client.complete(messages).content or END
+
+
+def _text_turn(text: str, calls: str | None) -> Turn:
+    """A text reply: read whole, or, when the task found a request inside it (`calls`), that
+    request, handed to the world if it cannot be read here, so the model sees why."""
+    if calls is None:
+        return Turn.from_text(text)
+    read = Turn.from_text(calls)
+    return Turn(calls=read.calls, raw=text) if read.calls else Turn(raw=text, call_text=calls)
 
 
 def _tool_call_turn(tool_calls: Sequence[Any]) -> Turn:
