@@ -36,7 +36,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .errors import ParseError
-from .limits import DEFAULT_LIMITS, InputLimits, digits_at_least
+from .limits import DEFAULT_LIMITS, InputLimits, digits_at_least, valid_text
 
 # Text the tokenizer warns about: escapes ("\\d") and numbers run into words ("1if").
 # Only such text pays for silencing warnings.
@@ -304,23 +304,34 @@ def _ast_brackets(body: str, limits: InputLimits) -> list[Call]:
 _G = r"[ \t\r\n]*+"
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*+"
 _NAME = _IDENT + r"(?:\." + _IDENT + ")*+"
-# String bodies without control characters or lone surrogates, and only the escapes below;
-# integers without leading zeros or underscores, short enough to stay far from any digit bound;
-# decimal floats; the Python and JSON constants. None may run into a following name character.
-# Groups: the quoted string, the sign, the integer, the float, the constant.
-_STRING_BODY = r"(?:[^{q}\\\x00-\x1f\ud800-\udfff]|\\['\"\\nt])*+"
-_SCALAR = (
-    "('" + _STRING_BODY.format(q="'") + "'|\"" + _STRING_BODY.format(q='"') + "\")"
-    + r"|([-+]?)(?:(0|[1-9][0-9]{0,17})|([0-9]+\.[0-9]+(?:[eE][-+]?[0-9]+)?))(?![0-9A-Za-z_.])"
-    + r"|(True|False|None|true|false|null)(?![0-9A-Za-z_])"
-)
-_ARGUMENT = _IDENT + _G + "=" + _G + "(?:" + _SCALAR + ")"
+# String bodies without control characters, and only the escapes below (lone surrogates are
+# refused before any pattern runs); integers without leading zeros or underscores, short enough
+# to stay far from any digit bound; decimal floats; the Python and JSON constants. None may run
+# into a following name character. Groups: the quoted string, the sign, the integer, the float,
+# the constant.
+_STRING_BODY = r"(?:[^{q}\\\x00-\x1f]|\\['\"\\nt])*+"
+
+
+def _scalar_pattern(group: str) -> str:
+    """The scalar alternatives, their five parts opened by `group`: "(" to read them, "(?:" only to match
+    them (Python 3.11's engine misplaces groups captured inside a possessive repeat)."""
+    return (
+        group + "'" + _STRING_BODY.format(q="'") + "'|\"" + _STRING_BODY.format(q='"') + "\")"
+        + "|" + group + r"[-+]?)(?:" + group + r"0|[1-9][0-9]{0,17})|" + group
+        + r"[0-9]+\.[0-9]+(?:[eE][-+]?[0-9]+)?))(?![0-9A-Za-z_.])"
+        + "|" + group + r"True|False|None|true|false|null)(?![0-9A-Za-z_])"
+    )
+
+
+_SCALAR = _scalar_pattern("(")
+# Items separated by commas, a trailing comma allowed: each item is followed by a comma or the closer.
+_ARGUMENTS = (r"\(" + _G + "(?:" + _IDENT + _G + "=" + _G + "(?:" + _scalar_pattern("(?:") + ")" + _G
+              + r"(?:," + _G + r"|(?=\))))*+\)")
 # (No line break between a name and its parenthesis: outside brackets it would end the expression.)
-_FLAT_CALL = (_NAME + r"[ \t]*+\(" + _G + "(?:" + _ARGUMENT + "(?:" + _G + "," + _G + _ARGUMENT + ")*+(?:" + _G
-              + ",)?+)?" + _G + r"\)")
-# A whole message of calls whose arguments are all scalars: one match decides, one scan reads it.
-_FLAT_MESSAGE = re.compile(r"\[" + _G + "(?:" + _FLAT_CALL + "(?:" + _G + "," + _G + _FLAT_CALL + ")*+(?:" + _G
-                           + ",)?+)?" + _G + r"\]|" + _FLAT_CALL)
+_FLAT_CALL_TEXT = _NAME + r"[ \t]*+" + _ARGUMENTS
+# Messages of calls whose arguments are all scalars: one match decides, one scan reads them.
+_FLAT_CALL = re.compile(_FLAT_CALL_TEXT)
+_FLAT_LIST = re.compile(r"\[" + _G + "(?:" + _FLAT_CALL_TEXT + _G + r"(?:," + _G + r"|(?=\])))*+\]")
 _FLAT_TOKENS = re.compile("(" + _NAME + r")[ \t]*+\(|(" + _IDENT + ")" + _G + "=" + _G + "(?:" + _SCALAR + ")")
 _GAP = re.compile(_G)
 _FAST_OPEN = re.compile("(" + _NAME + r")[ \t]*+\(" + _G)
@@ -338,7 +349,9 @@ _NO_VALUE = object()
 
 def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
     """The calls of `body` when it is in the simple subset, else None (the full path decides)."""
-    if _FLAT_MESSAGE.fullmatch(body) is None:
+    if not valid_text(body):
+        return None
+    if (_FLAT_LIST if body.startswith("[") else _FLAT_CALL).fullmatch(body) is None:
         return _scan_brackets(body, limits)
     calls: list[Call] = []
     arguments: dict[str, Any] = {}
