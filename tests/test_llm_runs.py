@@ -296,3 +296,49 @@ CREATE TABLE calls (id INTEGER NOT NULL, episode_id INTEGER NOT NULL, seq INTEGE
     arguments VARCHAR NOT NULL, result VARCHAR NOT NULL, error_type VARCHAR, error_message VARCHAR,
     PRIMARY KEY (id), FOREIGN KEY(episode_id) REFERENCES episodes (id));
 """
+
+
+def test_export_writes_every_episode_in_each_format_and_datasets_loads_them(
+        rent_model: tuple[RentModel, str], tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    pytest.importorskip("pyarrow")
+    _, endpoint = rent_model
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    store = RunStore(url)
+    broken = TaskSet("banking", "en", [TASKS["banking_multi_step_0"]])
+    execute_run(store, "r", [TaskSet("banking", "en", [RENT])], AgentSpec("llm", model="m", base_url=endpoint))
+    # One episode whose endpoint is down: exported, marked, with no reward.
+    execute_run(store, "r", [broken, TaskSet("banking", "en", [RENT])], AgentSpec("llm", model="m",
+                base_url="http://127.0.0.1:9/v1", timeout=0.2, retries=0), force=True)
+    execute_run(store, "oracle", [TaskSet("banking", "en", load_tasks("en")[:4])], AgentSpec())
+    store.close()
+    files = {}
+    for fmt, name in (("openai-jsonl", "r.jsonl"), ("sharegpt", "r.sharegpt.jsonl"), ("parquet", "r.parquet")):
+        files[fmt] = tmp_path / name
+        result = CliRunner().invoke(app, ["export", "r", "--format", fmt, "--out", str(files[fmt]), "--db", url])
+        assert result.exit_code == 0, result.output
+        assert "wrote 2 episodes" in result.output
+    loaded = datasets.load_dataset("json", data_files=str(files["openai-jsonl"]), split="train")
+    assert loaded.num_rows == 2
+    by_task = {row["metadata"]["task_id"]: row for row in loaded}
+    solved, failed = by_task[RENT.id], by_task["banking_multi_step_0"]
+    assert solved["reward"] == 1.0 and not solved["metadata"]["failed"]
+    assert failed["reward"] is None and failed["metadata"]["failed"] and "EndpointError" in failed["metadata"]["error"]
+    roles = [m["role"] for m in solved["messages"]]
+    assert roles[:5] == ["system", "user", "assistant", "tool", "tool"] and roles[-1] == "assistant"
+    assert [c["id"] for c in solved["messages"][2]["tool_calls"]] == ["call_a", "call_b", "call_c"]
+    assert solved["messages"][3]["tool_call_id"] == "call_a"
+    assert {t["function"]["name"] for t in solved["tools"]} >= {"login_bank", "transfer"}
+    assert solved["metadata"]["prompt_tokens"] > 0 and solved["metadata"]["model"] == "m"
+    parquet = datasets.load_dataset("parquet", data_files=str(files["parquet"]), split="train")
+    assert parquet.num_rows == 2 and sorted(parquet["reward"], key=str) == sorted(loaded["reward"], key=str)
+    assert json.loads(parquet[0]["tools"])[0]["type"] == "function"
+    shared = datasets.load_dataset("json", data_files=str(files["sharegpt"]), split="train")
+    turns = next(r for r in shared if r["metadata"]["task_id"] == RENT.id)["conversations"]
+    assert [t["from"] for t in turns[:3]] == ["human", "function_call", "observation"]
+    oracle = tmp_path / "oracle.jsonl"
+    assert CliRunner().invoke(app, ["export", "oracle", "-o", str(oracle), "--db", url]).exit_code == 0
+    rows = datasets.load_dataset("json", data_files=str(oracle), split="train")
+    assert rows.num_rows == 4 and set(rows["reward"]) == {1.0}
+    refused = CliRunner().invoke(app, ["export", "nope", "--db", url])
+    assert refused.exit_code == 2 and "no run 'nope'" in refused.output

@@ -637,6 +637,34 @@ def show(
 
 
 @app.command()
+def export(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The run's id.")],
+    format: Annotated[str, typer.Option("--format", "-f", help="openai-jsonl, sharegpt or parquet.")
+                      ] = "openai-jsonl",
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="File to write (default: RUN.jsonl, or "
+                                             "RUN.parquet).")] = None,
+    db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
+) -> None:
+    """Write every episode of a run as training data: messages, tools, reward, metadata (failed ones marked)."""
+    from .export import FORMATS, write_export
+
+    if format not in FORMATS:
+        raise fail(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")
+    store = _open_store(db)
+    if store.run(run_id) is None:
+        raise fail(f"no run {run_id!r} in {shown_url(db)}")
+    target = out or Path(f"{run_id}.{'parquet' if format == 'parquet' else 'jsonl'}")
+    try:
+        written = write_export(store, run_id, format, target)
+    except (RuntimeError, OSError) as exc:
+        raise fail(str(exc)) from None
+    finally:
+        store.close()
+    console.print(f"wrote {written} episodes of {escape(run_id)} to {escape(str(target))} ({format})",
+                  highlight=False)
+
+
+@app.command()
 def score(
     benchmark: Annotated[str, typer.Argument(help="Benchmark: acebench, apibank or toolbench.")],
     results: Annotated[Path, typer.Option(help="acebench: folder of data_<category>_result.json files; "

@@ -25,6 +25,7 @@ from typing import Any
 
 from evaluators.task_score import episode_scorer
 from sandbox.limits import printable_text, redacted_copy
+from sandbox.schemas import openai_tools
 
 from .agents import ChatMessage, NoisyAgent, OracleAgent
 from .episodes import failure_reason, run_episode
@@ -224,6 +225,7 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, trial: 
         "error_types": json.dumps(dict(sorted(errors.items()))), "finished": episode.finished,
         "stop_reason": episode.stop_reason, "diff": score.diff.to_json(), "error": episode.error, "trial": trial,
         "result_record": _result_record(task, world, episode.process),
+        "tools": _stored_json(openai_tools(task.functions)),
     }
     calls = [
         {"seq": r.seq, "tool": None if r.tool is None else printable_text(r.tool),

@@ -61,6 +61,8 @@ class EpisodeRow(SQLModel, table=True):
     error: str | None = None
     # The episode's line of its benchmark's own result file (JSON), for tasks that write one.
     result_record: str | None = None
+    # The tools the agent was given, as OpenAI tool schemas (JSON), for exports; NULL in older databases.
+    tools: str | None = None
     # Which of the run's repeated trials of the task this is (0 for the first; NULL in older databases,
     # whose unique key has no trial: such a database holds one trial per task).
     trial: int | None = 0
