@@ -7,6 +7,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterator
+from math import comb
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +15,16 @@ import pytest
 from typer.testing import CliRunner
 
 from scenarios.banking.family import load_tasks
+from scenarios.datasets import dataset_dir
 from scenarios.registry import family
 from tests.fake_chat import Response, completion, serve
 from toolworlds.agents import ChatMessage, Turn, tools_for
 from toolworlds.cli import app
 from toolworlds.episodes import run_episode
 from toolworlds.llm import ChatClient, LLMAgent
+from toolworlds.report_html import html_report
 from toolworlds.runner import AgentSpec, ConfigMismatch, TaskSet, execute_run
+from toolworlds.stats import bootstrap_interval, pass_hat, task_pass_hat
 from toolworlds.store import RunStore
 from toolworlds.transcript import replay
 
@@ -232,6 +236,24 @@ def test_trials_repeat_each_task_and_resume_per_trial(tmp_path: Path) -> None:
     by_trial = {k: [e.success for e in episodes if e.trial == k] for k in range(3)}
     assert len({tuple(v) for v in by_trial.values()}) > 1  # each trial draws its own mistakes
     assert len(execute_run(store, "r", tasks, AgentSpec("noisy", noise=0.5, seed=1), trials=3)) == 9
+    pytest.importorskip("matplotlib")
+    page = html_report(store, "r")
+    outcomes: dict[str, list[bool]] = {}
+    for episode in episodes:
+        outcomes.setdefault(episode.task_id, []).append(episode.success)
+    expected = sum(comb(sum(v), 3) / comb(3, 3) for v in outcomes.values()) / 3
+    assert "<th>pass^3</th>" in page and f"{expected:.3f}" in page
+
+
+def test_pass_hat_k_and_its_interval() -> None:
+    assert task_pass_hat([True, True, False], 2) == pytest.approx(1 / 3)  # C(2,2)/C(3,2)
+    assert task_pass_hat([True, False], 3) is None
+    score, values = pass_hat({"a": [True, True], "b": [True, False], "c": [False, False]}, 1)
+    assert score == pytest.approx(0.5) and values == [1.0, 0.5, 0.0]
+    assert pass_hat({"a": [True, True], "b": [True, False]}, 2)[0] == pytest.approx(0.5)
+    low, high = bootstrap_interval([1.0, 0.0] * 20) or (0, 0)
+    assert 0.3 < low < 0.5 < high < 0.7 and bootstrap_interval([1.0, 0.0] * 20) == (low, high)  # seeded
+    assert bootstrap_interval([1.0]) is None
 
 
 def test_a_database_from_before_transcripts_and_trials_opens_and_resumes(tmp_path: Path) -> None:
@@ -342,3 +364,34 @@ def test_export_writes_every_episode_in_each_format_and_datasets_loads_them(
     assert rows.num_rows == 4 and set(rows["reward"]) == {1.0}
     refused = CliRunner().invoke(app, ["export", "nope", "--db", url])
     assert refused.exit_code == 2 and "no run 'nope'" in refused.output
+
+
+ACEBENCH = dataset_dir("acebench")
+
+
+@pytest.mark.skipif(ACEBENCH is None, reason="ACEBench data not found (../shared/datasets or TOOLWORLDS_DATA)")
+def test_acebench_runs_only_the_languages_its_data_holds_and_scores_without_its_defective_tasks(
+        tmp_path: Path) -> None:
+    assert ACEBENCH is not None
+    english = ACEBENCH / "data_en"
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    options = ["--categories", "multi_step,multi_turn", "--db", url, "--results", str(tmp_path / "results")]
+    result = CliRunner().invoke(app, ["run", "--tasks", "acebench", "--data", str(english), "--run-id", "a", *options])
+    assert result.exit_code == 0, result.output
+    store = RunStore(url)
+    assert {e.task_set for e in store.episodes("a")} == {"acebench/en"}  # never the English tasks again as zh
+    scores = {(s.task_set, s.category, s.metric): s.value for s in store.scores("a")}
+    assert scores[("all", "all", "end_to_end")] < 1.0 and scores[("all", "all", "defective")] == 9
+    assert scores[("all", "all", "end_to_end_clean")] == 1.0  # the oracle solves every task that can be solved
+    run = store.run("a")
+    assert run is not None and len(json.loads(run.config)["defects"]["acebench/en"]) == 9  # kept with the run
+    folder = ACEBENCH.parent if (ACEBENCH.parent / "acebench").is_dir() else None
+    if folder is not None and not (ACEBENCH / "data_zh").exists():  # the README's command, English data only
+        plain = CliRunner().invoke(app, ["run", "--tasks", "acebench", "--run-id", "b", *options],
+                                   env={"TOOLWORLDS_DATA": str(folder)})
+        assert plain.exit_code == 0, plain.output
+        assert "no data for zh" in plain.output
+        assert {e.task_set for e in store.episodes("b")} == {"acebench/en"}
+    refused = CliRunner().invoke(app, ["run", "--tasks", "acebench", "--data", str(english), "--lang", "zh",
+                                       *options])
+    assert refused.exit_code == 2 and "acebench/zh" in refused.output

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from scenarios.banking.family import load_tasks
 from toolworlds.cli import app
-from toolworlds.report import html_report
+from toolworlds.report_html import html_report
 from toolworlds.runner import AgentSpec, ConfigMismatch, TaskSet, execute_run
 from toolworlds.store import RunStore
 

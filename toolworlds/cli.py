@@ -540,27 +540,41 @@ def _run_config(path: Path | None) -> RunConfig:
 @app.command()
 def report(
     db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
-    run_id: Annotated[str | None, typer.Option("--run-id", help="The run (default: every run).")] = None,
-    html_path: Annotated[Path | None, typer.Option("--html", help="Write a self-contained HTML page here.")] = None,
+    run_id: Annotated[list[str] | None, typer.Option("--run-id", help="A run to show; repeat to compare several "
+                                                     "(default: every run).")] = None,
+    html_path: Annotated[Path | None, typer.Option("--html", help="Write a self-contained HTML page comparing the "
+                                                   "runs, with every episode's transcript, calls and diff.")] = None,
 ) -> None:
-    """Show stored runs as score tables, or write one as an HTML page with plots."""
-    from .report import html_report, score_table
+    """Show stored runs as score tables, or write them as one HTML page, side by side."""
+    from .report import score_table
+    from .runner import summarize_run
 
     store = _open_store(db)
-    runs = [r.run_id for r in store.runs()] if run_id is None else [run_id]
+    runs = [r.run_id for r in store.runs()] if not run_id else list(dict.fromkeys(run_id))
     if not runs:
-        raise fail(f"no runs in {db}")
+        raise fail(f"no runs in {shown_url(db)}")
     for name in runs:
         stored = store.run(name)
         if stored is None:
-            raise fail(f"no run {name!r} in {db}")
-        console.print(score_table(name, store.scores(name), title=f"{name}: {stored.agent}"))
+            raise fail(f"no run {name!r} in {shown_url(db)}")
+        scores = store.scores(name)
+        config = json.loads(stored.config or "{}")
+        if not scores:  # the run stopped before it could summarize: score what it stored
+            episodes = store.episodes(name)
+            scores = summarize_run(name, episodes, config.get("defects"))
+            console.print(f"[yellow]run {escape(name)} did not finish: {len(episodes)} episodes stored.[/] Continue "
+                          f"it with: {escape(_resume_command(name, db, config=config))}", highlight=False,
+                          soft_wrap=True)
+        if scores:
+            console.print(score_table(name, scores, title=f"{escape(name)}: {escape(stored.agent)}"))
     if html_path is not None:
+        from .report_html import html_report
+
         try:
-            html_path.write_text(html_report(store, runs[-1]), encoding="utf-8")
+            html_path.write_text(html_report(store, runs), encoding="utf-8")
         except RuntimeError as exc:
             raise fail(str(exc)) from None
-        console.print(f"wrote {html_path}")
+        console.print(f"wrote {escape(str(html_path))}", highlight=False)
     store.close()
 
 

@@ -28,6 +28,7 @@ from sandbox.limits import printable_text, redacted_copy
 from sandbox.schemas import openai_tools
 
 from .agents import ChatMessage, NoisyAgent, OracleAgent
+from .defects import run_defects
 from .episodes import failure_reason, run_episode
 from .llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT, task_protocol
 from .store import CallRow, EpisodeRow, MessageRow, RunStore, ScoreRow
@@ -345,12 +346,18 @@ def execute_run(
                     outcome = failed_outcome(name, task, f"worker: {failure_reason(exc)}", trial)
                 save(outcome)
     episodes = store.episodes(run_id)
-    store.save_scores(run_id, summarize_run(run_id, episodes))
+    store.save_scores(run_id, summarize_run(run_id, episodes, run_defects(store, run_id)))
     return episodes
 
 
-def summarize_run(run_id: str, episodes: Iterable[EpisodeRow]) -> list[ScoreRow]:
-    """Per task set and category, and overall: end-to-end accuracy, process accuracy, steps, errors."""
+def summarize_run(run_id: str, episodes: Iterable[EpisodeRow],
+                  defects: Mapping[str, Sequence[str] | None] | None = None) -> list[ScoreRow]:
+    """Per task set and category, and overall: end-to-end accuracy, process accuracy, steps, errors.
+
+    With the task sets' known-defective tasks (`toolworlds.defects`), also the end-to-end
+    accuracy over the other tasks ("end_to_end_clean") and how many episodes were left out.
+    """
+    flawed = {(name, task_id) for name, ids in (defects or {}).items() for task_id in ids or ()}
     groups: dict[tuple[str, str], list[EpisodeRow]] = {}
     for episode in episodes:
         groups.setdefault((episode.task_set, episode.category), []).append(episode)
@@ -366,6 +373,10 @@ def summarize_run(run_id: str, episodes: Iterable[EpisodeRow]) -> list[ScoreRow]
             "call_errors": sum(e.errors for e in members),
             "failed": sum(e.error is not None for e in members),
         }
+        if defects:
+            clean = [e for e in members if (e.task_set, e.task_id) not in flawed]
+            metrics["defective"] = n - len(clean)
+            metrics["end_to_end_clean"] = round(sum(e.success for e in clean) / len(clean), 3) if clean else 0.0
         rows.extend(ScoreRow(run_id=run_id, task_set=task_set, category=category, metric=metric, value=value)
                     for metric, value in metrics.items())
     return rows
