@@ -51,14 +51,14 @@ def _model_output(kind: str) -> Response:
     raise AssertionError(kind)
 
 
-def _delivery(kind: str) -> Response:
-    """A reply that is no chat completion at all, or none in time."""
+def _delivery(kind: str, timeout: float = TIMEOUT) -> Response:
+    """A reply that is no chat completion at all, or none in time (`timeout`: the client's)."""
     if kind == "HTTP 500":
         return Response(b'{"error": {"message": "internal error"}}', status=500)
     if kind == "HTTP 429":
         return Response(b'{"error": {"message": "slow down"}}', status=429)
     if kind == "timeout":
-        return Response(b"{}", delay=TIMEOUT * 4)
+        return Response(b"{}", delay=timeout * 4)
     if kind == "HTML":
         return Response(b"<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html")
     if kind == "non-JSON":
@@ -83,7 +83,8 @@ KINDS = ("healthy", "flaky", *MODEL_OUTPUT, *DELIVERY)
 class HostileEndpoint:
     """Answers each task in its own hostile way, chosen by the task's instruction (its first user message)."""
 
-    def __init__(self, tasks: list[Any]) -> None:
+    def __init__(self, tasks: list[Any], timeout: float = TIMEOUT) -> None:
+        self.timeout = timeout
         self.kinds = {task.question: KINDS[index % len(KINDS)] for index, task in enumerate(tasks)}
         self.requests: Counter[str] = Counter()
         self.lock = threading.Lock()
@@ -102,7 +103,7 @@ class HostileEndpoint:
         if kind == "flaky" and first:
             return Response(b'{"error": {"message": "overloaded"}}', status=503)  # retried by the SDK
         if kind in DELIVERY:
-            return _delivery(kind)
+            return _delivery(kind, self.timeout)
         if answered or kind in ("healthy", "flaky"):
             if answered:
                 return say("Done.")
@@ -195,11 +196,12 @@ def test_a_72_episode_run_over_a_hostile_endpoint_is_whole_checked_replayable_an
     run exits 0; a resume with another model is refused; stored transcripts replay to the stored outcome;
     a second model's run beside it in one HTML report with drill-down, rendered in headless Chromium."""
     everything = [*TASKS, *load_tasks("zh")]
-    hostile = HostileEndpoint(everything)
+    timeout = 1.0  # two workers on a busy machine: a megabyte reply must not time out by accident
+    hostile = HostileEndpoint(everything, timeout)
     db = tmp_path / "runs.db"
     with serve(hostile) as root:
         url = root + "/v1"
-        common = ["--agent", "llm", "--base-url", url, "--db", f"sqlite:///{db}", "--timeout", str(TIMEOUT),
+        common = ["--agent", "llm", "--base-url", url, "--db", f"sqlite:///{db}", "--timeout", str(timeout),
                   "--retries", "1"]
         result = CliRunner().invoke(app, ["run", *common, "--model", "model-a", "--run-id", "a", "--workers", "2"])
         assert result.exit_code == 0, result.output

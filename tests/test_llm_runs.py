@@ -201,17 +201,22 @@ def test_a_resume_with_another_configuration_is_refused_unless_forced(tmp_path: 
     assert CliRunner().invoke(app, base).exit_code == 0
     same = CliRunner().invoke(app, [*base, "--resume"])
     assert same.exit_code == 0, same.output
-    for change, named in ((["--seed", "2"], "seed"), (["--limit", "3"], "query"), (["--trials", "2"], "trials"),
-                          (["--lang", "zh"], "task_sets"), (["--max-steps", "5"], "max_steps")):
+    for change, named in ((["--seed", "2"], "seed"), (["--categories", "multi_turn"], "query"),
+                          (["--trials", "2"], "trials"), (["--lang", "zh"], "task_sets"),
+                          (["--max-steps", "5"], "max_steps")):
         refused = CliRunner().invoke(app, [*base, *change, "--resume"])
         assert refused.exit_code == 2 and f"{named}: stored" in refused.output and "--force" in refused.output
-    forced = CliRunner().invoke(app, [*base, "--seed", "2", "--resume", "--force"])
+    grown = CliRunner().invoke(app, [*base, "--limit", "4", "--resume"])  # a larger sample of the same run
+    assert grown.exit_code == 0, grown.output
+    forced = CliRunner().invoke(app, [*base, "--limit", "4", "--seed", "2", "--resume", "--force"])
     assert forced.exit_code == 0, forced.output
     store = RunStore(url)
     run = store.run("r")
     assert run is not None
-    (record,) = json.loads(run.config)["forced"]
+    config = json.loads(run.config)
+    (record,) = config["forced"]
     assert record["differences"] == ["seed: stored 1, given 2"]
+    assert [entry["limit"] for entry in config["limits"]] == [[2, 4]] and config["query"]["limit"] == 4
     with pytest.raises(ConfigMismatch):
         execute_run(store, "r", [TaskSet("banking", "en", load_tasks("en")[:2])], AgentSpec("oracle"))
 

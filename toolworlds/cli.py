@@ -26,7 +26,7 @@ from .llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .runconfig import RunConfig, read_run_config
 
 if TYPE_CHECKING:
-    from .runner import TaskSet
+    from .runner import Backend, TaskSet
 
 app = typer.Typer(
     name="toolworlds",
@@ -285,7 +285,15 @@ def run(
     retries: Annotated[int, typer.Option(min=0, help="Further tries of an endpoint request that failed "
                                          "transiently (429, 5xx, connection, timeout), with backoff.")
                        ] = DEFAULT_RETRIES,
-    workers: Annotated[int, typer.Option(min=1, help="Episodes run in parallel processes.")] = 1,
+    workers: Annotated[int | None, typer.Option(min=1, help="Episodes run in parallel: processes here (default 1), "
+                                                "or Ray actors (default: one per CPU of the cluster).")] = None,
+    backend: Annotated[str, typer.Option(help="Where episodes run: process (this machine) or ray (a Ray cluster; "
+                                         'pip install "toolworlds[ray]"). See docs/distributed.md.')] = "process",
+    address: Annotated[str | None, typer.Option(help="--backend ray: auto (the cluster this machine joined with "
+                                                "`ray start`) or ray://host:port; default: a local Ray for this "
+                                                "run.")] = None,
+    concurrency: Annotated[int, typer.Option(min=0, help="LLM agents: at most this many endpoint requests in "
+                                             "flight at once, across all workers (0: one per worker).")] = 0,
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many tasks per task set, "
                                               "taken evenly across categories (toolbench: the first N that pass "
                                               "the filters).")] = None,
@@ -318,7 +326,7 @@ def run(
     model, endpoint, user simulator, seeds, task filter, trials) is refused unless `--force`.
     """
     from .report import score_table
-    from .runner import AgentSpec, ConfigMismatch, execute_run, load_factory, pending_tasks
+    from .runner import AgentSpec, BackendError, ConfigMismatch, execute_run, load_factory, pending_tasks
 
     langs = _languages(lang, list(ctx.args))
     if agent not in ("oracle", "noisy", "llm") and ":" not in agent:
@@ -342,6 +350,7 @@ def run(
         raise fail("--retry-failed continues a run: give it with --resume --run-id")
     if force and not resume:
         raise fail("--force overrides a resume's configuration check: give it with --resume --run-id")
+    runs_on = _backend(backend, address, workers)
     chosen = _run_config(config)
     query = TaskQuery(
         data=data if data is not None else (Path(chosen.data) if chosen.data else None),
@@ -359,19 +368,22 @@ def run(
         raise fail(f"run {run_id!r} already exists in {shown_url(db)}; add --resume to continue it")
     spec = AgentSpec(kind=agent, noise=noise, seed=seed, model=model, base_url=base_url, pause=pause, user=user,
                      timeout=timeout, retries=retries, temperature=temperature, max_tokens=max_tokens,
-                     user_model=user_model, user_base_url=user_base_url, max_steps=max_steps, protocol=protocol)
+                     user_model=user_model, user_base_url=user_base_url, max_steps=max_steps, protocol=protocol,
+                     concurrency=concurrency)
     filters = {key: (str(value) if isinstance(value, Path) else value)
                for key, value in dataclasses.asdict(query).items() if key != "lang"}
     todo = len(pending_tasks(store, name, sets, retry_failed=retry_failed, trials=trials))
-    progress = _progress(name, todo)
     try:
-        with progress:
-            episodes = execute_run(store, name, sets, spec, workers=workers, retry_failed=retry_failed,
-                                   on_done=progress.advance, trials=trials, query=filters, force=force)
+        with _Progress(name, todo) as progress:
+            episodes = execute_run(store, name, sets, spec, backend=runs_on, retry_failed=retry_failed,
+                                   on_done=progress.done, trials=trials, query=filters, force=force)
     except ConfigMismatch as exc:
         store.close()
         raise fail(f"{exc}. Resume with the same options, or add --force to continue anyway (recorded in the "
                    f"run).") from None
+    except BackendError as exc:
+        store.close()
+        raise fail(str(exc)) from None
     except KeyboardInterrupt:
         errors.print(f"interrupted: every finished episode is stored. Continue with: "
                      f"{escape(_resume_command(name, db, config=_stored_config(store, name)))}", highlight=False,
@@ -397,6 +409,21 @@ def _stored_config(store: Any, run_id: str) -> dict[str, Any]:
         return json.loads(stored.config) if stored is not None else {}
     except Exception:  # the store is what failed: the command still names the run
         return {}
+
+
+def _backend(name: str, address: str | None, workers: int | None) -> Backend:
+    """The runner backend the options name (`toolworlds.runner.Backend`)."""
+    if name == "process":
+        if address is not None:
+            raise fail("--address names a Ray cluster: give it with --backend ray")
+        from .runner import ProcessBackend
+
+        return ProcessBackend(workers or 1)
+    if name == "ray":
+        from .ray_backend import RayBackend
+
+        return RayBackend(address=address, workers=workers)
+    raise fail(f"unknown backend {name!r}; use process or ray")
 
 
 def _print_benchmark_tables(sets: list[TaskSet], episodes: list[Any], folder: Path, data: Path | None) -> None:
@@ -431,42 +458,33 @@ def _split(values: list[str]) -> list[str]:
 
 
 class _Progress:
-    """Progress on stderr: a live bar on a terminal, one plain line per episode anywhere else
-    (a log file, CI), so a long run never looks stalled."""
+    """Progress on stderr: the live line (`toolworlds.progress.RunProgress`) on a terminal, one plain
+    line per episode anywhere else (a log file, CI), so a long run never looks stalled."""
 
     def __init__(self, run_id: str, total: int) -> None:
-        self.run_id, self.total, self.done = run_id, total, 0
-        self.live = errors.is_terminal
-        self._bar: Any = None
-        self._task: Any = None
+        from .progress import RunProgress
+
+        self.run_id, self.total, self.count = run_id, total, 0
+        self._live = RunProgress(errors, escape(run_id), total) if errors.is_terminal else None
 
     def __enter__(self) -> _Progress:
-        if self.live:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), console=errors, transient=True)
-            self._bar.__enter__()
-            self._task = self._bar.add_task(f"{escape(self.run_id)}: episodes", total=self.total)
+        if self._live is not None:
+            self._live.__enter__()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(*exc)
+        if self._live is not None:
+            self._live.__exit__(*exc)
 
-    def advance(self, outcome: Any) -> None:
-        self.done += 1
-        if self._bar is not None:
-            self._bar.advance(self._task)
+    def done(self, outcome: Any) -> None:
+        self.count += 1
+        if self._live is not None:
+            self._live.done(outcome)
             return
         episode = outcome.episode
         verdict = "failed" if episode.get("error") else ("solved" if episode.get("success") else "missed")
-        errors.print(f"{escape(self.run_id)} [{self.done}/{self.total}] {escape(str(episode.get('task_set')))} "
+        errors.print(f"{escape(self.run_id)} [{self.count}/{self.total}] {escape(str(episode.get('task_set')))} "
                      f"{escape(str(episode.get('task_id')))}: {verdict}", highlight=False, soft_wrap=True)
-
-
-def _progress(run_id: str, total: int) -> _Progress:
-    return _Progress(run_id, total)
 
 
 def _resume_command(run_id: str, db: str, *extra: str, config: dict[str, Any] | None = None) -> str:

@@ -18,6 +18,7 @@ import json
 import os
 import time
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,7 +48,9 @@ class ChatClient:
 
     `timeout` bounds each request (seconds); `retries` is how many more times the SDK
     tries a request that failed transiently, waiting longer each time. `temperature` and
-    `max_tokens` are sent with every request when set (None: the endpoint's default).
+    `max_tokens` are sent with every request when set (None: the endpoint's default). `gate`,
+    when given, is held around each request: the run's limit on requests in flight to the
+    endpoint, shared by all its workers (a semaphore, or a Ray actor on a cluster).
     """
 
     base_url: str
@@ -57,6 +60,7 @@ class ChatClient:
     retries: int = DEFAULT_RETRIES
     temperature: float | None = None
     max_tokens: int | None = None
+    gate: AbstractContextManager[Any] | None = field(default=None, repr=False, compare=False)
     _client: Any = field(default=None, init=False, repr=False, compare=False)
 
     def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()) -> Any:
@@ -81,9 +85,10 @@ class ChatClient:
             options["temperature"] = self.temperature
         if self.max_tokens is not None:
             options["max_tokens"] = self.max_tokens
-        started = time.perf_counter()
         try:
-            response = self._client.chat.completions.create(**options)
+            with self.gate if self.gate is not None else nullcontext():
+                started = time.perf_counter()  # the request's own time, not the wait for the gate
+                response = self._client.chat.completions.create(**options)
         except openai.APIStatusError as exc:
             raise EndpointError(_reason(f"HTTP {exc.status_code}", exc, self.retries)) from None
         except openai.APITimeoutError as exc:

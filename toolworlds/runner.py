@@ -1,8 +1,10 @@
 """Running an agent over task sets: episodes in fresh worlds, scored, stored one by one.
 
-Workers are processes (`--workers N`); each episode is independent and deterministic, so
-any number of workers gives the same scores as one. The main process alone writes to the
-store, committing each episode as it finishes.
+Where episodes run is a backend (`Backend`): here, this process or a pool of worker
+processes (`--workers N`); `toolworlds.ray_backend` runs them on a Ray cluster. Each episode
+is independent and deterministic, so every backend and any number of workers store the
+same episodes and scores. The main process alone writes to the store, committing each
+episode as it arrives from the backend.
 
 A run never dies of one episode: whatever goes wrong in it (the endpoint, the agent, the
 world, the scoring, the worker process itself) becomes that episode's stored `error`, as
@@ -15,23 +17,29 @@ from __future__ import annotations
 import datetime as dt
 import importlib
 import json
+import multiprocessing
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from evaluators.task_score import episode_scorer
 from sandbox.limits import printable_text, redacted_copy
 from sandbox.schemas import openai_tools
+from sandbox.world import World
 
 from .agents import ChatMessage, NoisyAgent, OracleAgent
 from .defects import run_defects
 from .episodes import failure_reason, run_episode
 from .llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT, task_protocol
 from .store import CallRow, EpisodeRow, MessageRow, RunStore, ScoreRow
+
+# Held around each endpoint request (`with gate:`), shared by every worker of a run.
+Gate = AbstractContextManager[Any]
 
 
 @dataclass(frozen=True)
@@ -60,6 +68,7 @@ class AgentSpec:
     user_base_url: str = ""
     max_steps: int = 30
     protocol: str = ""
+    concurrency: int = 0  # endpoint requests in flight at once across all workers (0: one per worker)
 
     def describe(self) -> str:
         if self.kind == "noisy":
@@ -68,7 +77,11 @@ class AgentSpec:
             return f"llm({self.model})"
         return self.kind
 
-    def build(self, task: Any, trial: int = 0) -> Any:
+    @property
+    def uses_endpoint(self) -> bool:
+        return self.kind == "llm" or self.user == "llm"
+
+    def build(self, task: Any, gate: Gate | None = None, trial: int = 0) -> Any:
         if self.kind == "oracle":
             return OracleAgent(task)
         if self.kind == "noisy":
@@ -77,19 +90,20 @@ class AgentSpec:
             from .llm import ChatClient, LLMAgent
 
             client = ChatClient(self.base_url, self.model, timeout=self.timeout, retries=self.retries,
-                                temperature=self.temperature, max_tokens=self.max_tokens)
+                                temperature=self.temperature, max_tokens=self.max_tokens, gate=gate)
             return LLMAgent.for_task(client, task, self.protocol or None)
         if ":" in self.kind:
             return load_factory(self.kind)(task)
         raise ValueError(f"unknown agent {self.kind!r}; use oracle, noisy, llm or package.module:Factory")
 
-    def build_user(self, task: Any) -> Any:
+    def build_user(self, task: Any, gate: Gate | None = None) -> Any:
+        """`gate` is held around every request: the run's limit on requests in flight to the endpoint."""
         if self.user == "llm":
             from .llm import ChatClient, LLMUser
 
             client = ChatClient(self.user_base_url or self.base_url, self.user_model or self.model,
                                 timeout=self.timeout, retries=self.retries, temperature=self.temperature,
-                                max_tokens=self.max_tokens)
+                                max_tokens=self.max_tokens, gate=gate)
             return LLMUser(client, task.question, getattr(task, "user_prompt", None),
                            getattr(task, "user_opener", None))
         return None  # the episode's default: a scripted user
@@ -142,17 +156,30 @@ def run_config(spec: AgentSpec, task_sets: Sequence[TaskSet], query: Mapping[str
 
 
 def config_differences(stored: Mapping[str, Any], given: Mapping[str, Any]) -> list[str]:
-    """Each checked setting whose stored value differs from the given one, as "name: stored X, given Y"."""
+    """Each checked setting whose stored value differs from the given one, as "name: stored X, given Y".
+
+    The task filter's `limit` is not checked: a larger (or smaller) sample of the same tasks, run
+    the same way, grows a run without mixing configurations (`open_run` records the change).
+    """
     differences = []
     for key in CHECKED:
         before = _plain(stored.get(key, _DEFAULTS.get(key)))
         after = _plain(given.get(key, _DEFAULTS.get(key)))
-        if key == "query" and not before and not after:
-            continue
+        if key == "query":
+            before, after = _without_limit(before), _without_limit(after)
+            if not before and not after:
+                continue
         if before != after:
             differences.append(f"{key}: stored {json.dumps(before, sort_keys=True)}, "
                                f"given {json.dumps(after, sort_keys=True)}")
     return differences
+
+
+def _without_limit(query: Any) -> Any:
+    if not isinstance(query, dict):
+        return query
+    rest = {key: value for key, value in query.items() if key != "limit"}
+    return rest if any(value not in (None, [], "") for value in rest.values()) else None
 
 
 def _plain(value: Any) -> Any:
@@ -170,6 +197,12 @@ def open_run(store: RunStore, run_id: str, config: dict[str, Any], *, agent: str
         return
     previous = json.loads(stored.config or "{}")
     differences = config_differences(previous, config)
+    limits = [(previous.get("query") or {}).get("limit"), (config.get("query") or {}).get("limit")]
+    if not differences and limits[0] != limits[1]:  # the same run over a new sample size: say so, go on
+        resized = [*previous.get("limits", []), {"at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                                                 "limit": limits}]
+        store.set_config(run_id, {**previous, "query": config.get("query"), "limits": resized})
+        return
     if not differences:
         return
     if not force:
@@ -202,18 +235,26 @@ class Outcome:
     messages: list[dict[str, Any]] = field(default_factory=list)
 
 
-def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact", trial: int = 0) -> Outcome:
+def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact", *,
+            start: Callable[[], World] | None = None, gate: Gate | None = None, trial: int = 0) -> Outcome:
     """Run and score one task (top level, so process pools can call it). Never raises: a
-    failure anywhere is the outcome's `error`."""
+    failure anywhere is the outcome's `error`.
+
+    `start` gives the episode's world (a fork of one built earlier), else the task builds a
+    fresh one; `gate` limits the requests in flight to the agent's endpoint; `trial` is which
+    of the task's repeated runs this is.
+    """
     try:
-        return _run_and_score(task_set, task, spec, mode, trial)
+        return _run_and_score(task_set, task, spec, mode, start, gate, trial)
     except Exception as exc:
         return failed_outcome(task_set, task, f"run: {failure_reason(exc)}", trial)
 
 
-def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, trial: int) -> Outcome:
-    agent = spec.build(task, trial)
-    world, episode = run_episode(task, agent, user=spec.build_user(task), max_steps=spec.max_steps)
+def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: Callable[[], World] | None,
+                   gate: Gate | None, trial: int) -> Outcome:
+    agent = spec.build(task, gate, trial)
+    world, episode = run_episode(task, agent, user=spec.build_user(task, gate), world=start() if start else None,
+                                 max_steps=spec.max_steps)
     if spec.pause:
         time.sleep(spec.pause)
     family = task_set.split("/", 1)[0]  # a task set is named "<family>/<lang>"
@@ -287,7 +328,7 @@ def _stored_json(value: Any) -> str:
     return printable_text(text)
 
 
-Pending = tuple[str, Any, str, int]  # task set, task, end-state mode, trial
+Pending = tuple[str, Any, str, int]  # (task set name, task, end-state mode, trial) of one episode to run
 
 
 def pending_tasks(store: RunStore, run_id: str, task_sets: Sequence[TaskSet], *, retry_failed: bool = False,
@@ -301,6 +342,50 @@ def pending_tasks(store: RunStore, run_id: str, task_sets: Sequence[TaskSet], *,
             for trial in range(trials) if (s.name, task.id, trial) not in done]
 
 
+class BackendError(RuntimeError):
+    """A backend could not start at all (its library missing, its cluster unreachable); nothing ran."""
+
+
+class Backend(Protocol):
+    """Where a run's episodes run. It yields each pending episode's outcome once, in any order,
+    as each finishes, and never raises for one episode: what went wrong is that outcome's error."""
+
+    def outcomes(self, pending: Sequence[Pending], spec: AgentSpec) -> Iterator[Outcome]: ...
+
+
+@dataclass(frozen=True)
+class ProcessBackend:
+    """Episodes in this process (one worker) or in a pool of `workers` processes on this machine."""
+
+    workers: int = 1
+
+    def outcomes(self, pending: Sequence[Pending], spec: AgentSpec) -> Iterator[Outcome]:
+        if self.workers <= 1:
+            for name, task, mode, trial in pending:
+                yield run_one(name, task, spec, mode, trial=trial)
+            return
+        with ProcessPoolExecutor(max_workers=self.workers) as pool, _process_gate(spec, self.workers) as gate:
+            futures: dict[Future[Outcome], tuple[str, Any, int]] = {
+                pool.submit(run_one, name, task, spec, mode, gate=gate, trial=trial): (name, task, trial)
+                for name, task, mode, trial in pending}
+            for future in as_completed(futures):
+                try:
+                    yield future.result()
+                except Exception as exc:  # the worker died, or the task could not be sent to it
+                    name, task, trial = futures[future]
+                    yield failed_outcome(name, task, f"worker: {failure_reason(exc)}", trial)
+
+
+@contextmanager
+def _process_gate(spec: AgentSpec, workers: int) -> Iterator[Gate | None]:
+    """A semaphore the pool's processes share, when the run limits its endpoint below one request per worker."""
+    if not spec.uses_endpoint or not 0 < spec.concurrency < workers:
+        yield None
+        return
+    with multiprocessing.Manager() as manager:
+        yield manager.BoundedSemaphore(spec.concurrency)
+
+
 def execute_run(
     store: RunStore,
     run_id: str,
@@ -308,6 +393,7 @@ def execute_run(
     spec: AgentSpec,
     *,
     workers: int = 1,
+    backend: Backend | None = None,
     retry_failed: bool = False,
     on_done: Callable[[Outcome], None] | None = None,
     trials: int = 1,
@@ -315,36 +401,20 @@ def execute_run(
     force: bool = False,
 ) -> list[EpisodeRow]:
     """Run every episode not yet stored for `run_id` (`trials` per task; with `retry_failed`, also
-    every one stored as failed); returns all of the run's episodes. Continuing a stored run with
-    another configuration raises `ConfigMismatch` unless `force` (see `open_run`)."""
+    every one stored as failed) on `backend` (default: `workers` processes here); returns all of the
+    run's episodes. Continuing a stored run with another configuration raises `ConfigMismatch`
+    unless `force` (see `open_run`)."""
     if trials > 1 and store.one_trial_per_task:
         raise ValueError("this run store was made before repeated trials: its episodes table holds one trial per "
                          "task; use a new database for --trials above 1")
     open_run(store, run_id, run_config(spec, task_sets, query, trials), agent=spec.describe(), force=force)
     pending = pending_tasks(store, run_id, task_sets, retry_failed=retry_failed, trials=trials)
-
-    def save(outcome: Outcome) -> None:
+    for outcome in (backend or ProcessBackend(workers)).outcomes(pending, spec):
         episode = EpisodeRow(run_id=run_id, finished_at=dt.datetime.now(dt.timezone.utc), **outcome.episode)
         store.save_episode(episode, [CallRow(episode_id=0, **call) for call in outcome.calls],
                            [MessageRow(episode_id=0, **message) for message in outcome.messages])
         if on_done is not None:
             on_done(outcome)
-
-    if workers <= 1:
-        for name, task, mode, trial in pending:
-            save(run_one(name, task, spec, mode, trial))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures: dict[Future[Outcome], tuple[str, Any, int]] = {
-                pool.submit(run_one, name, task, spec, mode, trial): (name, task, trial)
-                for name, task, mode, trial in pending}
-            for future in as_completed(futures):
-                try:
-                    outcome = future.result()
-                except Exception as exc:  # the worker died, or the task could not be sent to it
-                    name, task, trial = futures[future]
-                    outcome = failed_outcome(name, task, f"worker: {failure_reason(exc)}", trial)
-                save(outcome)
     episodes = store.episodes(run_id)
     store.save_scores(run_id, summarize_run(run_id, episodes, run_defects(store, run_id)))
     return episodes

@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from sandbox import Lifecycle, Ref, StateModel, ToolError, tool
 
@@ -91,6 +91,15 @@ Destination = Annotated[str, Ref("Travel", "flights", "destination")]
 Cabin = Annotated[str, Ref("Travel", "reservations", "cabin")]
 Membership = Annotated[str, Ref("Travel", "users", "membership_level")]
 UsersReservation = Annotated[str, Ref("Travel", "reservations", "reservation_id", where={"user_id": "{user_id}"})]
+
+
+def _blank_is_unset(value: Any) -> Any:
+    """'' means "not given", as for the other optional parameters of modify_flight (the reference
+    tests them all for truth, so a model writing new_payment_method='' keeps the original method)."""
+    return None if value == "" else value
+
+
+PaymentChoice = Annotated[Literal["cash", "bank"] | None, BeforeValidator(_blank_is_unset)]
 
 
 class Travel(AceApp[TravelState]):
@@ -308,7 +317,7 @@ class Travel(AceApp[TravelState]):
         new_flight_no: FlightNo | None = None,
         new_cabin: Cabin | None = None,
         add_baggage: Annotated[int, Field(ge=0)] = 0,
-        new_payment_method: Literal["cash", "bank"] | None = None,
+        new_payment_method: PaymentChoice = None,
     ) -> str:
         """Change a reservation's flight (same route), cabin, or add checked bags.
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from sandbox import World
 from sandbox.template import WorldTemplate
+from sandbox.tools import Coercion
 
 from .base import AceApp, BaseApi
 from .food import FoodPlatform
@@ -30,6 +31,7 @@ def acebench_world(
     lang: str = "en",
     initial_config: Mapping[str, Any] | None = None,
     seed: int = 0,
+    coercion: Coercion = "lax",
 ) -> World:
     """A world with the named ACEBench apps (BaseApi is added when a phone app needs it).
 
@@ -51,20 +53,21 @@ def acebench_world(
     if isinstance(users, (list, tuple)) and all(type(user) is str for user in users):
         # What the configuration can change, as a hashable key: one template per distinct world.
         return _template(tuple(names), lang, bool(device.get("wifi", False)), bool(device.get("logged_in", True)),
-                         tuple(users), seed).fork()
-    return _build(names, lang, initial_config or {}, seed)
+                         tuple(users), seed, coercion).fork()
+    return _build(names, lang, initial_config or {}, seed, coercion)
 
 
 @functools.lru_cache(maxsize=256)
 def _template(names: tuple[str, ...], lang: str, wifi: bool, logged_in: bool, users: tuple[str, ...],
-              seed: int) -> WorldTemplate:
+              seed: int, coercion: Coercion) -> WorldTemplate:
     """Default data validated once per configuration (a few dozen per task set); worlds are its forks."""
     config = {"BaseApi": {"wifi": wifi, "logged_in": logged_in, "logged_in_users": list(users)}}
-    return WorldTemplate(_build(list(names), lang, config, seed))
+    return WorldTemplate(_build(list(names), lang, config, seed, coercion))
 
 
-def _build(names: list[str], lang: str, initial_config: Mapping[str, Any], seed: int) -> World:
-    world = World([APP_CLASSES[name](lang) for name in names], seed=seed)
+def _build(names: list[str], lang: str, initial_config: Mapping[str, Any], seed: int,
+           coercion: Coercion = "lax") -> World:
+    world = World([APP_CLASSES[name](lang) for name in names], seed=seed, coercion=coercion)
     apply_initial_config(world, initial_config)
     return world
 

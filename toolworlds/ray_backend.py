@@ -1,0 +1,370 @@
+"""Runs on a Ray cluster (`toolworlds run --backend ray`): the runner's backend for runs that outgrow one machine.
+
+What runs where. The driver (the `toolworlds run` process) reads the tasks, puts them in
+Ray's object store once, and starts `workers` actors. Each actor deserialises the tasks
+once, builds a task's world the first time it runs that task, and forks that prebuilt
+world for every episode of it, so nothing but a (task set, task id) pair travels per
+episode. Each actor runs one episode at a time with the next one already queued; each
+outcome streams back to the driver as it finishes, and the driver alone writes the run
+store, one transaction per episode, exactly as with local workers, so `--resume` and
+`--retry-failed` work the same.
+
+Faults. An actor that dies (its process killed, its node lost) takes with it only the
+episodes it had in flight: each is sent again to a fresh actor, up to `attempts` times
+in all, and then stored as failed with the reason. Nothing stored is touched, and the run
+finishes. When actors keep dying before finishing any episode (they cannot even start
+on this cluster), the remaining episodes are stored as failed rather than retried forever.
+
+LLM agents. With `AgentSpec.concurrency` below the number of workers, one `RequestGate`
+actor holds the run's permits for the endpoint; every request of every worker waits for
+one, so a cluster of many workers does not flood an endpoint that takes a few requests
+at a time. Permits a dead worker held are given back when its death is noticed.
+
+Ray is an optional dependency (`pip install "toolworlds[ray]"`), imported only here and
+only when a ray run starts. A Ray this module starts itself (no `address`) serves this run
+alone, so it is started listening on the loopback interface only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import queue
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType, TracebackType
+from typing import Any
+
+from sandbox.world import World
+
+from .episodes import failure_reason
+from .runner import AgentSpec, BackendError, Outcome, Pending, failed_outcome, run_one
+
+# Ray reads this when it is imported: "0" makes a Ray node on Linux take 127.0.0.1 as its
+# address, so every server of a local Ray binds the loopback interface only.
+_LOOPBACK_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+IN_FLIGHT_PER_WORKER = 2  # one running, one queued behind it, so a worker never waits for the driver
+BUFFERED_OUTCOMES = 1024  # outcomes received and not yet stored, at most
+WORLDS_PER_WORKER = 1024  # prebuilt worlds an actor keeps; the oldest is dropped past this
+
+
+def import_ray(*, local: bool = False) -> ModuleType:
+    """The `ray` module; `local`: the caller is about to start a Ray of its own, to listen on loopback only."""
+    if local and "ray" not in sys.modules:
+        os.environ.setdefault(_LOOPBACK_SWITCH, "0")
+    try:
+        import ray
+    except ImportError:
+        raise BackendError('the ray backend needs Ray: pip install "toolworlds[ray]"') from None
+    return ray
+
+
+class EpisodeWorker:
+    """A Ray actor (made one with `ray.remote` when a run starts) that runs episodes of the tasks it holds."""
+
+    def __init__(self, name: str, tasks: dict[str, tuple[str, dict[str, Any]]], spec: AgentSpec,
+                 gate: Any = None) -> None:
+        self._tasks = tasks  # task set name -> (end-state mode, task id -> task)
+        self._spec = spec
+        self._worlds: dict[tuple[str, str], World] = {}
+        self._gate = None if gate is None else GateLease(gate, name)
+
+    def run(self, task_set: str, task_id: str, trial: int = 0) -> Outcome:
+        mode, tasks = self._tasks[task_set]
+        task = tasks[task_id]
+        return run_one(task_set, task, self._spec, mode, start=lambda: self._prebuilt(task_set, task).fork(),
+                       gate=self._gate, trial=trial)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def _prebuilt(self, task_set: str, task: Any) -> World:
+        key = (task_set, task.id)
+        world = self._worlds.get(key)
+        if world is None:
+            if len(self._worlds) >= WORLDS_PER_WORKER:
+                del self._worlds[next(iter(self._worlds))]
+            world = self._worlds[key] = task.world()
+        return world
+
+
+class RequestGate:
+    """A Ray actor holding a run's permits for one endpoint: a semaphore that knows who holds what,
+    so the permits of a worker that died can be given back."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._held: dict[str, int] = {}
+        self._in_use = 0
+        self._peak = 0
+        self._changed = asyncio.Condition()
+
+    async def acquire(self, holder: str) -> None:
+        async with self._changed:
+            await self._changed.wait_for(lambda: self._in_use < self._limit)
+            self._in_use += 1
+            self._peak = max(self._peak, self._in_use)
+            self._held[holder] = self._held.get(holder, 0) + 1
+
+    async def release(self, holder: str, count: int = 1) -> int:
+        """Give back up to `count` of `holder`'s permits; returns how many it gave back."""
+        async with self._changed:
+            given = min(count, self._held.get(holder, 0))
+            if given:
+                self._held[holder] -= given
+                self._in_use -= given
+                self._changed.notify_all()
+            return given
+
+    async def forget(self, holder: str) -> int:
+        """Give back every permit a dead worker held."""
+        return await self.release(holder, self._held.get(holder, 0))
+
+    async def peak(self) -> int:
+        """The most permits ever held at once."""
+        return self._peak
+
+
+class GateLease:
+    """`with lease:` holds one of the gate's permits (a blocking wait, inside a worker actor)."""
+
+    def __init__(self, gate: Any, holder: str) -> None:
+        self._gate = gate
+        self._holder = holder
+
+    def __enter__(self) -> GateLease:
+        import ray
+
+        ray.get(self._gate.acquire.remote(self._holder))
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self._gate.release.remote(self._holder)
+
+
+@dataclass
+class RayBackend:
+    """Episodes on Ray actors. `address`: None starts a local Ray for this run; "auto" joins the
+    cluster this machine belongs to (`ray start`); "ray://host:port" reaches one through Ray
+    Client. An already connected Ray (`ray.init` called by the caller) is used as it is.
+    `workers`: actors to start (default: one per CPU of the cluster). `attempts`: tries of an
+    episode whose worker died under it."""
+
+    address: str | None = None
+    workers: int | None = None
+    attempts: int = 3
+    _live: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+
+    @property
+    def actors(self) -> list[Any]:
+        """The worker actors running now (for operators and tests, e.g. to kill one)."""
+        return list(self._live.values())
+
+    def outcomes(self, pending: Sequence[Pending], spec: AgentSpec) -> Iterator[Outcome]:
+        if not pending:
+            return
+        ray = import_ray(local=self.address is None)
+        started = not ray.is_initialized()
+        if started:
+            try:
+                ray.init(address=self.address, include_dashboard=False, logging_level="WARNING")
+            except Exception as exc:  # an address with no cluster behind it, a version mismatch
+                where = "a local Ray" if self.address is None else f"Ray at {self.address}"
+                raise BackendError(f"cannot start {where}: {failure_reason(exc)}") from None
+        dispatch = _Dispatch(ray, self, pending, spec)
+        try:
+            yield from _in_background(dispatch)
+        finally:
+            dispatch.close()
+            if started:
+                ray.shutdown()
+
+
+_END = object()  # the background dispatcher has nothing more to hand over
+
+
+def _in_background(dispatch: _Dispatch) -> Iterator[Outcome]:
+    """The dispatcher's outcomes, with the dispatcher on a thread of its own.
+
+    The driver's work per episode is then the larger of its store commit and its Ray traffic
+    rather than their sum, and the driver's pace bounds the whole cluster's. At most
+    `BUFFERED_OUTCOMES` wait to be stored; past that the dispatcher waits (and so do the workers).
+    """
+    handed: queue.Queue[Any] = queue.Queue(maxsize=BUFFERED_OUTCOMES)
+
+    def hand(item: Any) -> bool:
+        while not dispatch.stop.is_set():
+            try:
+                handed.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def work() -> None:
+        try:
+            for outcome in dispatch.outcomes():
+                if not hand(outcome):
+                    return
+        except BaseException as exc:  # a bug or a broken connection to Ray: the driver raises it
+            hand(exc)
+        finally:
+            hand(_END)
+
+    thread = threading.Thread(target=work, name="toolworlds-ray-dispatch", daemon=True)
+    thread.start()
+    try:
+        while (item := handed.get()) is not _END:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        dispatch.stop.set()
+        thread.join()
+
+
+@dataclass
+class _Slot:
+    actor: Any
+    name: str  # "worker-N", N counting every worker the run started
+    in_flight: list[Any] = field(default_factory=list)  # in the order sent, which is the order it runs them
+    finished: int = 0  # episodes this actor returned
+
+
+class _Dispatch:
+    """One run's traffic: which episode is where, what to send next, what to do when a worker dies."""
+
+    def __init__(self, ray: ModuleType, backend: RayBackend, pending: Sequence[Pending], spec: AgentSpec) -> None:
+        self.ray = ray
+        self.backend = backend
+        self.pending = list(pending)
+        self.todo: deque[int] = deque(range(len(pending)))
+        self.tries = [0] * len(pending)
+        self.where: dict[Any, tuple[_Slot, int]] = {}  # object ref -> (its worker, its episode)
+        self.stillborn = 0  # workers in a row that died before returning any episode
+        self.stop = threading.Event()  # the driver stopped listening (interrupted, or done)
+        self.started = 0
+        cpus = float(ray.cluster_resources().get("CPU", 1.0))
+        self.count = max(1, backend.workers if backend.workers is not None else int(cpus))
+        # One CPU per worker, or an equal share of the cluster's when more workers than CPUs are asked for.
+        self.worker_class = ray.remote(num_cpus=min(1.0, cpus / self.count), max_restarts=0)(EpisodeWorker)
+        tasks: dict[str, tuple[str, dict[str, Any]]] = {}
+        for name, task, mode, _ in self.pending:
+            tasks.setdefault(name, (mode, {}))[1][task.id] = task
+        self.tasks = ray.put(tasks)
+        self.spec = spec
+        self.gate = None
+        if spec.uses_endpoint and 0 < spec.concurrency < self.count:
+            self.gate = ray.remote(num_cpus=0, max_concurrency=1000)(RequestGate).remote(spec.concurrency)
+
+    def outcomes(self) -> Iterator[Outcome]:
+        slots = [self._new_slot() for _ in range(min(self.count, len(self.pending)))]
+        for slot in slots:
+            self._fill(slot)
+        while self.where and not self.stop.is_set():
+            ready, _ = self.ray.wait(list(self.where), num_returns=1, timeout=0.2)
+            if not ready:
+                continue
+            slot, index = self.where[ready[0]]
+            try:
+                outcome = self.ray.get(ready[0])
+            except self.ray.exceptions.RayActorError as exc:
+                yield from self._worker_died(slot, exc)
+                if self.stillborn >= max(self.backend.attempts, self.count):
+                    yield from self._give_up(f"worker: {self.stillborn} Ray workers in a row died before finishing "
+                                             f"an episode; last: {failure_reason(exc)}")
+                    return
+                slots[slots.index(slot)] = self._replace(slot)
+                for live in slots:  # an idle worker takes its share of what the dead one left
+                    self._fill(live)
+                continue
+            except Exception as exc:  # the outcome could not come back (lost object, serialisation)
+                self._forget(ready[0], slot)
+                name, task, _, trial = self.pending[index]
+                yield failed_outcome(name, task, f"worker: {failure_reason(exc)}", trial)
+            else:
+                self._forget(ready[0], slot)
+                slot.finished += 1
+                self.stillborn = 0
+                yield outcome
+            self._fill(slot)
+
+    def close(self) -> None:
+        """End the run's actors now, so the CPUs they hold are free for the next run at once."""
+        for actor in self.backend._live.values():
+            self.ray.kill(actor)
+        self.backend._live.clear()
+        if self.gate is not None:
+            self.ray.kill(self.gate)
+
+    def _new_slot(self) -> _Slot:
+        self.started += 1
+        name = f"worker-{self.started}"
+        actor = self.worker_class.remote(name, self.tasks, self.spec, self.gate)
+        self.backend._live[name] = actor
+        return _Slot(actor, name)
+
+    def _fill(self, slot: _Slot) -> None:
+        while self.todo and len(slot.in_flight) < IN_FLIGHT_PER_WORKER:
+            index = self.todo.popleft()
+            name, task, _, trial = self.pending[index]
+            self.tries[index] += 1
+            ref = slot.actor.run.remote(name, task.id, trial)
+            slot.in_flight.append(ref)
+            self.where[ref] = (slot, index)
+
+    def _forget(self, ref: Any, slot: _Slot) -> None:
+        del self.where[ref]
+        slot.in_flight.remove(ref)
+
+    def _worker_died(self, slot: _Slot, exc: Exception) -> Iterator[Outcome]:
+        """Keep what the dead worker finished; send the rest again, or store it as failed past `attempts`.
+
+        A worker runs its episodes in the order they were sent, so of those it had not finished
+        the first was running when it died and is charged the attempt; the ones queued behind
+        it were not tried and go back to the front of the queue uncharged.
+        """
+        self.backend._live.pop(slot.name, None)
+        if slot.finished == 0:
+            self.stillborn += 1
+        if self.gate is not None:
+            self.gate.forget.remote(slot.name)
+        reason = failure_reason(exc)
+        unfinished: list[int] = []
+        for ref in list(slot.in_flight):
+            index = self.where[ref][1]
+            self._forget(ref, slot)
+            done, _ = self.ray.wait([ref], timeout=0)
+            if done:
+                try:
+                    yield self.ray.get(ref)  # it finished before its worker died
+                    continue
+                except Exception:
+                    pass
+            if unfinished:
+                self.tries[index] -= 1  # queued behind the one that was running: never started
+            unfinished.append(index)
+        for index in reversed(unfinished):
+            if self.tries[index] < self.backend.attempts:
+                self.todo.appendleft(index)
+            else:
+                name, task, _, trial = self.pending[index]
+                yield failed_outcome(name, task, f"worker: the Ray worker running it died {self.tries[index]} "
+                                                 f"times; last: {reason}", trial)
+
+    def _replace(self, dead: _Slot) -> _Slot:
+        self.ray.kill(dead.actor)  # a worker that is only unreachable must not come back to run episodes twice
+        return self._new_slot()
+
+    def _give_up(self, reason: str) -> Iterator[Outcome]:
+        indices = [index for _, index in self.where.values()] + list(self.todo)
+        for slot, _ in list(self.where.values()):
+            self.ray.kill(slot.actor)
+        self.where.clear()
+        self.todo.clear()
+        for index in sorted(set(indices)):
+            name, task, _, trial = self.pending[index]
+            yield failed_outcome(name, task, reason, trial)
