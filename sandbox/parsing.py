@@ -133,6 +133,69 @@ def _parse_message(text: str, limits: InputLimits) -> ParsedMessage:
         return ParsedMessage(calls, "brackets", notes + tuple(repairs))
 
 
+def parse_items(text: str, *, limits: InputLimits = DEFAULT_LIMITS) -> list[Call | ParseError]:
+    """Every call of a message in order, each read on its own: a `Call`, or the `ParseError`
+    saying why that one cannot be read, in its place.
+
+    A message whose calls all read is `parse_message`'s calls. Otherwise, when the message's
+    frame still reads (a JSON list of calls, `tool_calls`, or bracket syntax that is valid
+    Python), each element is read alone, so one call with broken arguments does not stop the
+    others. A message that breaks a bound, or whose frame does not read, raises `ParseError`.
+    """
+    try:
+        return list(parse_message(text, limits=limits).calls)
+    except ParseError as whole:
+        if whole.limit is not None:
+            raise
+        try:
+            items = _items(text, limits)
+        except ParseError:
+            raise whole from None
+        except (RecursionError, MemoryError, ValueError):
+            raise whole from None
+        if items is None or not any(isinstance(item, Call) for item in items):
+            raise whole from None
+        return items
+
+
+def _items(text: str, limits: InputLimits) -> list[Call | ParseError] | None:
+    """Elements read one by one; None when the message is not a list of separate elements."""
+    body = text.strip()
+    fenced = _FENCE.search(body)
+    if fenced:
+        body = fenced.group(2).strip()
+    if _JSON_START.match(body):
+        try:
+            data = decode_json(body, limits)
+        except json.JSONDecodeError:
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("tool_calls"), list):
+            data = data["tool_calls"]
+        if isinstance(data, list):
+            return _each(data, lambda item: _json_call(item, limits), limits)
+        if data is not None:
+            return None
+    return _each(_bracket_elements(body, limits), lambda node: _bracket_call(node, limits), limits)
+
+
+def _each(elements: Sequence[Any], read: Any, limits: InputLimits) -> list[Call | ParseError]:
+    if len(elements) > limits.max_calls:
+        raise ParseError(f"more than {limits.max_calls} calls in one message (limit max_calls)", limit="max_calls")
+    items: list[Call | ParseError] = []
+    for element in elements:
+        try:
+            items.append(read(element))
+        except ParseError as exc:
+            items.append(exc)
+    return items
+
+
+def _bracket_call(node: ast.expr, limits: InputLimits) -> Call:
+    if not isinstance(node, ast.Call):
+        raise ParseError(f"every element must be a tool call, found {_kind(node)}")
+    return _call(node, limits)
+
+
 # -- JSON ----------------------------------------------------------------------------------
 
 
@@ -244,16 +307,38 @@ def _too_deep(name: str, limits: InputLimits) -> ParseError:
 
 
 def _parse_brackets(body: str, limits: InputLimits) -> list[Call]:
-    # Building the syntax tree costs time per node: refuse a message with more values
-    # than any call may hold before paying for it.
-    if body.count(",") > limits.max_items and _QUOTED.sub("", body).count(",") > limits.max_items:
-        raise ParseError(f"more than {limits.max_items} values in one message (limit max_items)", limit="max_items")
+    _check_items(body, limits)
     fast = _fast_brackets(body, limits)
     return fast if fast is not None else _ast_brackets(body, limits)
 
 
 def _ast_brackets(body: str, limits: InputLimits) -> list[Call]:
     """The full path: any bracket text, read through `ast.parse` and a literals-only walk."""
+    calls = []
+    for element in _ast_elements(body, limits):
+        if not isinstance(element, ast.Call):
+            raise ParseError(f"every element must be a tool call, found {_kind(element)}")
+        calls.append(_call(element, limits))
+        _bounded(calls, limits)
+    return calls
+
+
+def _check_items(body: str, limits: InputLimits) -> None:
+    # Building the syntax tree costs time per node: refuse a message with more values
+    # than any call may hold before paying for it.
+    if body.count(",") > limits.max_items and _QUOTED.sub("", body).count(",") > limits.max_items:
+        raise ParseError(f"more than {limits.max_items} values in one message (limit max_items)", limit="max_items")
+
+
+def _bracket_elements(body: str, limits: InputLimits) -> list[ast.expr]:
+    """The elements of a bracket message's list (or its one call), read as syntax, not yet as calls."""
+    _check_items(body, limits)
+    return _ast_elements(body, limits)
+
+
+def _ast_elements(body: str, limits: InputLimits) -> list[ast.expr]:
+    """The full path: any bracket text, read through `ast.parse` (its elements are then read
+    by a literals-only walk)."""
     try:
         if _MAY_WARN.search(body):
             with warnings.catch_warnings():
@@ -277,20 +362,10 @@ def _ast_brackets(body: str, limits: InputLimits) -> list[Call]:
         raise ParseError("call syntax malformed (e.g. a null character)") from None
     node = tree.body
     if isinstance(node, (ast.List, ast.Tuple)):
-        elements = node.elts
-    elif isinstance(node, ast.Call):
-        elements = [node]
-    else:
-        raise ParseError(
-            f"expected a list of calls such as [tool_name(arg='value')], got {_kind(node)}"
-        )
-    calls = []
-    for element in elements:
-        if not isinstance(element, ast.Call):
-            raise ParseError(f"every element must be a tool call, found {_kind(element)}")
-        calls.append(_call(element, limits))
-        _bounded(calls, limits)
-    return calls
+        return list(node.elts)
+    if isinstance(node, ast.Call):
+        return [node]
+    raise ParseError(f"expected a list of calls such as [tool_name(arg='value')], got {_kind(node)}")
 
 
 # -- bracket syntax, fast path ---------------------------------------------------------------
