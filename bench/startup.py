@@ -26,6 +26,7 @@ PROCESSES = {
     "python (nothing imported)": [sys.executable, "-c", "pass"],
     "import pydantic": [sys.executable, "-c", "import pydantic"],
     "import sandbox": [sys.executable, "-c", "import sandbox"],
+    "from sandbox import World": [sys.executable, "-c", "from sandbox import World"],
     "import toolworlds.cli": [sys.executable, "-c", "import toolworlds.cli"],
     "toolworlds replay acebench": [sys.executable, "-m", "toolworlds.cli", "replay", "acebench"],
 }

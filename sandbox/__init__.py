@@ -15,22 +15,21 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .app import App
-from .calllog import CallError, CallLog, CallRecord
-from .clock import SimClock
-from .errors import ParseError, ReadOnlyViolation, ToolError
-from .parsing import Call, ParsedMessage, parse_calls, parse_message, render_calls
-from .refs import Ref
-from .rng import WorldRandom
-from .schemas import FORMATS, export
-from .state import StateModel, TrackedDict, TrackedList, TrackedSet
-from .tools import ToolSpec, tool
-from .world import Snapshot, World
-
 if TYPE_CHECKING:
+    from .app import App
+    from .calllog import CallError, CallLog, CallRecord
+    from .clock import SimClock
     from .comparison import StateComparison, compare_states
     from .diffing import FieldDifference, StateDiff
+    from .errors import ParseError, ReadOnlyViolation, ToolError
     from .lifecycle import Lifecycle, Transition
+    from .parsing import Call, ParsedMessage, parse_calls, parse_message, render_calls
+    from .refs import Ref
+    from .rng import WorldRandom
+    from .schemas import FORMATS, export
+    from .state import StateModel, TrackedDict, TrackedList, TrackedSet
+    from .tools import ToolSpec, tool
+    from .world import Snapshot, World
 
 __all__ = [
     "App", "Call", "CallError", "CallLog", "CallRecord", "FORMATS", "FieldDifference",
@@ -40,17 +39,30 @@ __all__ = [
     "compare_states", "parse_message", "render_calls", "tool",
 ]
 
+# Where each exported name lives. Nothing is imported until a name is first used: building
+# pydantic models (every state, every tool's argument model) costs most of a cold start, and
+# a process that only parses calls, or only reads a stored run, need not pay for it.
 _LAZY = MappingProxyType({
+    "App": ".app", "CallError": ".calllog", "CallLog": ".calllog", "CallRecord": ".calllog",
+    "SimClock": ".clock", "StateComparison": ".comparison", "compare_states": ".comparison",
+    "FieldDifference": ".diffing", "StateDiff": ".diffing",
+    "ParseError": ".errors", "ReadOnlyViolation": ".errors", "ToolError": ".errors",
     "Lifecycle": ".lifecycle", "Transition": ".lifecycle",
-    "StateDiff": ".diffing", "FieldDifference": ".diffing",
-    "StateComparison": ".comparison", "compare_states": ".comparison",
+    "Call": ".parsing", "ParsedMessage": ".parsing", "parse_calls": ".parsing", "parse_message": ".parsing",
+    "render_calls": ".parsing", "Ref": ".refs", "WorldRandom": ".rng", "FORMATS": ".schemas", "export": ".schemas",
+    "StateModel": ".state", "TrackedDict": ".state", "TrackedList": ".state", "TrackedSet": ".state",
+    "ToolSpec": ".tools", "tool": ".tools", "Snapshot": ".world", "World": ".world",
 })
 
 
 def __getattr__(name: str) -> Any:
-    """Import the heavier pieces (transitions, deepdiff) only when they are used."""
+    """Import an exported name's module when the name is first used."""
     if name in _LAZY:
         import importlib
 
         return getattr(importlib.import_module(_LAZY[name], __name__), name)
     raise AttributeError(f"module 'sandbox' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -36,7 +36,7 @@ from .limits import (
     type_name,
     valid_text,
 )
-from .parsing import Call, parse_message
+from .parsing import Call, parse_items
 from .rng import WorldRandom
 from .schemas import export_all
 from .state import StateModel, TrackedDict, plain
@@ -234,13 +234,14 @@ class World:
         return self._record(spec.name, spec.app, raw, validated, result, None, journal.changed, now)
 
     def execute(self, message: str | Sequence[Call]) -> list[CallRecord]:
-        """Run every call in a model message, in order; an unreadable message is one error record.
+        """Run every call in a model message, in order; each call that cannot be read is a
+        `parse_error` record in its place, and the others still run.
 
-        Never raises: text past the world's limits, and anything that is neither text nor
-        a sequence of `Call`s, is a `parse_error` record.
+        Never raises: a message that cannot be read at all (past the world's limits, not a list
+        of calls, neither text nor a sequence of `Call`s) is one `parse_error` record.
         """
         try:
-            calls = self._read(message)
+            items = self._read(message)
         except ParseError as exc:
             details = ({"limit": exc.limit},) if exc.limit else ()
             error = CallError("parse_error", exc.message, details)
@@ -248,11 +249,19 @@ class World:
             return [self._record(None, None, shown, None, None, error, False)]
         except Exception as exc:
             return [self._failed(None, exc)]
-        return [self.call(c.name, c.arguments) for c in calls]
+        return [self.call(item.name, item.arguments) if type(item) is Call
+                else self._unreadable(item) for item in items]
 
-    def _read(self, message: Any) -> list[Call]:
+    def _unreadable(self, error: Any) -> CallRecord:
+        """The record of one call of a message that could not be read (the rest of it was)."""
+        try:
+            return self._record(None, None, None, None, None, CallError("parse_error", error.message), False)
+        except Exception as exc:
+            return self._failed(None, exc)
+
+    def _read(self, message: Any) -> list[Call] | list[Call | ParseError]:
         if type(message) is str:
-            return parse_message(message, limits=self.limits).calls
+            return parse_items(message, limits=self.limits)
         if isinstance(message, (str, bytes, bytearray, Mapping)) or not isinstance(message, Sequence):
             raise ParseError(f"expected a message as text or a list of calls, got {type_name(message)}")
         calls = list(message[: self.limits.max_calls + 1])

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
@@ -39,3 +42,50 @@ def test_errors_are_one_line_without_traceback() -> None:
         assert result.exit_code == 2
         assert "Traceback" not in result.output
         assert result.output.strip().startswith("error:")
+
+
+def test_error_text_is_printed_as_written_not_as_markup(monkeypatch: Any, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", "--tasks", "x[bold]y"])
+    assert result.exit_code == 2 and "'x[bold]y'" in result.output
+    from toolworlds import report_html
+
+    def no_matplotlib() -> Any:
+        raise RuntimeError('HTML reports need matplotlib: pip install "toolworlds[report]"')
+
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    assert runner.invoke(app, ["run", "--db", url, "--limit", "1", "--lang", "en"]).exit_code == 0
+    monkeypatch.setattr(report_html, "pyplot", no_matplotlib)
+    failed = runner.invoke(app, ["report", "--db", url, "--html", str(tmp_path / "r.html")])
+    assert failed.exit_code == 2 and 'pip install "toolworlds[report]"' in failed.output
+
+
+def test_a_database_url_is_never_printed_with_its_password() -> None:
+    for command in ("run", "report"):
+        result = runner.invoke(app, [command, "--db", "postgresql+psycopg://me:s3cret-pw@127.0.0.1:1/runs"])
+        assert result.exit_code == 2 and "cannot open the run store" in result.output
+        assert "s3cret-pw" not in result.output and "me:***@127.0.0.1" in result.output
+
+
+def test_progress_is_a_line_per_episode_off_a_terminal_and_lang_takes_several_words(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    result = runner.invoke(app, ["run", "--db", url, "--limit", "2", "--lang", "en", "zh", "--run-id", "p"])
+    assert result.exit_code == 0, result.output
+    assert "p [1/4] banking/en" in result.output and "p [4/4] banking/zh" in result.output
+    same = runner.invoke(app, ["run", "--db", url, "--limit", "2", "--lang", "en,zh", "--run-id", "p", "--resume"])
+    assert same.exit_code == 0, same.output  # the same languages, written the other way
+    stray = runner.invoke(app, ["run", "--db", url, "--limit", "2", "stray-argument"])
+    assert stray.exit_code == 2 and "unexpected argument" in stray.output
+
+
+def test_a_run_that_stopped_before_its_summary_is_reported_with_the_command_that_continues_it(
+        tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    assert runner.invoke(app, ["run", "--db", url, "--limit", "2", "--lang", "en", "--agent", "noisy",
+                               "--run-id", "cut"]).exit_code == 0
+    with sqlite3.connect(tmp_path / "runs.db") as connection:  # as a run killed before it summarized leaves it
+        connection.execute("delete from scores")
+    shown = runner.invoke(app, ["report", "--db", url])
+    assert shown.exit_code == 0, shown.output
+    assert "run cut did not finish: 2 episodes stored" in shown.output
+    assert "--run-id cut --resume --tasks banking --lang en --agent noisy" in shown.output
+    assert "cut: noisy" in shown.output and "1.000" in shown.output  # scored from the episodes it stored

@@ -90,12 +90,16 @@ def banking_model(body: dict[str, Any]) -> dict[str, Any]:
     if "You play a user" in system:
         return {"role": "assistant", "content":
                 "finish conversation" if len(body["messages"]) > 2 else "Please deposit 10 into A001 for C001."}
-    if not any("execution result" in m["content"] for m in body["messages"]):
+    if not any(m["role"] == "tool" for m in body["messages"]):
         assert body["tools"] and body["tools"][0]["type"] == "function"
         assert all(t["function"]["parameters"]["type"] == "object" for t in body["tools"])
         arguments = json.dumps({"customer_id": "C001", "account_id": "A001", "amount": 10})
         return {"role": "assistant", "content": None, "tool_calls": [
             {"id": "call_1", "type": "function", "function": {"name": "deposit", "arguments": arguments}}]}
+    # The native protocol: the model's call comes back as it sent it, answered by a tool message with its id.
+    assistant, result = body["messages"][-2:]
+    assert assistant["tool_calls"][0]["id"] == "call_1" and assistant["tool_calls"][0]["function"]["name"] == "deposit"
+    assert result["role"] == "tool" and result["tool_call_id"] == "call_1" and "12010.00" in result["content"]
     return {"role": "assistant", "content": "Done: 10 deposited."}
 
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
+import subprocess
+import tempfile
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -13,10 +16,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from sandbox.comparison import compare_states
 from scenarios.banking.family import load_tasks
 from toolworlds.cli import app
 from toolworlds.runner import AgentSpec, TaskSet, execute_run
 from toolworlds.store import EpisodeRow, RunStore
+from toolworlds.transcript import replay
 
 from .fake_chat import Response, say, serve, tool_call
 
@@ -46,14 +51,14 @@ def _model_output(kind: str) -> Response:
     raise AssertionError(kind)
 
 
-def _delivery(kind: str) -> Response:
-    """A reply that is no chat completion at all, or none in time."""
+def _delivery(kind: str, timeout: float = TIMEOUT) -> Response:
+    """A reply that is no chat completion at all, or none in time (`timeout`: the client's)."""
     if kind == "HTTP 500":
         return Response(b'{"error": {"message": "internal error"}}', status=500)
     if kind == "HTTP 429":
         return Response(b'{"error": {"message": "slow down"}}', status=429)
     if kind == "timeout":
-        return Response(b"{}", delay=TIMEOUT * 4)
+        return Response(b"{}", delay=timeout * 4)
     if kind == "HTML":
         return Response(b"<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html")
     if kind == "non-JSON":
@@ -78,7 +83,8 @@ KINDS = ("healthy", "flaky", *MODEL_OUTPUT, *DELIVERY)
 class HostileEndpoint:
     """Answers each task in its own hostile way, chosen by the task's instruction (its first user message)."""
 
-    def __init__(self, tasks: list[Any]) -> None:
+    def __init__(self, tasks: list[Any], timeout: float = TIMEOUT) -> None:
+        self.timeout = timeout
         self.kinds = {task.question: KINDS[index % len(KINDS)] for index, task in enumerate(tasks)}
         self.requests: Counter[str] = Counter()
         self.lock = threading.Lock()
@@ -93,11 +99,11 @@ class HostileEndpoint:
         with self.lock:
             self.requests[question] += 1
             first = self.requests[question] == 1
-        answered = any("execution result" in m["content"] for m in body["messages"])
+        answered = any(m["role"] == "tool" for m in body["messages"])
         if kind == "flaky" and first:
             return Response(b'{"error": {"message": "overloaded"}}', status=503)  # retried by the SDK
         if kind in DELIVERY:
-            return _delivery(kind)
+            return _delivery(kind, self.timeout)
         if answered or kind in ("healthy", "flaky"):
             if answered:
                 return say("Done.")
@@ -106,6 +112,7 @@ class HostileEndpoint:
 
 
 TASKS = load_tasks("en")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -158,7 +165,8 @@ def test_every_hostile_reply_is_an_error_of_its_own_episode_and_the_run_exits_0(
     check_episodes(episodes, hostile)
     failed = sum(e.error is not None for e in episodes)
     assert f"{len(TASKS)} episodes stored, {failed} failed" in result.output
-    assert "--resume --retry-failed" in result.output and "--run-id hostile" in result.output
+    assert "--run-id hostile --resume" in result.output and "--retry-failed" in result.output
+    assert "--agent llm --model m --base-url" in result.output  # the resume command carries the configuration
     with sqlite3.connect(db) as connection:  # whatever the model sent, the stored text is valid UTF-8
         for (text,) in connection.execute("select arguments || result || coalesce(error_message, '') from calls"):
             text.encode("utf-8")
@@ -182,15 +190,81 @@ def test_every_hostile_reply_is_an_error_of_its_own_episode_and_the_run_exits_0(
     assert f"{len(TASKS)} episodes stored, 0 failed" in retried.output
 
 
-def test_two_workers_store_the_same_failures(endpoint: tuple[HostileEndpoint, str], tmp_path: Path) -> None:
-    hostile, url = endpoint
+def test_a_72_episode_run_over_a_hostile_endpoint_is_whole_checked_replayable_and_comparable(
+        tmp_path: Path) -> None:
+    """The issue's bar: every hostile reply on some of 72 tasks (two workers), every episode stored and the
+    run exits 0; a resume with another model is refused; stored transcripts replay to the stored outcome;
+    a second model's run beside it in one HTML report with drill-down, rendered in headless Chromium."""
+    everything = [*TASKS, *load_tasks("zh")]
+    timeout = 1.0  # two workers on a busy machine: a megabyte reply must not time out by accident
+    hostile = HostileEndpoint(everything, timeout)
     db = tmp_path / "runs.db"
-    result = CliRunner().invoke(app, ["run", "--agent", "llm", "--model", "m", "--base-url", url, "--lang", "en",
-                                      "--db", f"sqlite:///{db}", "--timeout", str(TIMEOUT), "--retries", "1",
-                                      "--workers", "2"])
-    assert result.exit_code == 0, result.output
-    assert "BrokenProcessPool" not in result.output
-    check_episodes(stored(db), hostile)
+    with serve(hostile) as root:
+        url = root + "/v1"
+        common = ["--agent", "llm", "--base-url", url, "--db", f"sqlite:///{db}", "--timeout", str(timeout),
+                  "--retries", "1"]
+        result = CliRunner().invoke(app, ["run", *common, "--model", "model-a", "--run-id", "a", "--workers", "2"])
+        assert result.exit_code == 0, result.output
+        assert "BrokenProcessPool" not in result.output and "Traceback" not in result.output
+        store = RunStore(f"sqlite:///{db}")
+        episodes = store.episodes("a")
+        assert len(episodes) == 72 == len({(e.task_set, e.task_id) for e in episodes})
+        check_episodes([e for e in episodes if e.task_set == "banking/en"], hostile)
+        failed = [e for e in episodes if e.error is not None]
+        kinds = {(f"banking/{t.lang}", t.id): hostile.kind_of(t) for t in everything}
+        assert len(failed) == sum(kind in DELIVERY for kind in kinds.values()) > 0, [
+            (kinds[(e.task_set, e.task_id)], e.error) for e in failed if kinds[(e.task_set, e.task_id)] not in DELIVERY]
+        assert all(e.error and e.error.startswith("agent: EndpointError") for e in failed)
+
+        refused = CliRunner().invoke(app, ["run", *common, "--model", "model-b", "--run-id", "a", "--resume"])
+        assert refused.exit_code == 2 and 'model: stored "model-a", given "model-b"' in refused.output
+
+        tasks = {(f"banking/{t.lang}", t.id): t for t in everything}
+        replayed = 0
+        for episode in episodes:
+            if episode.error is not None:
+                continue
+            task = tasks[(episode.task_set, episode.task_id)]
+            world, records = replay(task, store.messages(episode.id))  # type: ignore[arg-type]
+            again = compare_states(task.ground_truth, task.end_state(world), mode="exact")
+            assert again.diff.to_json() == episode.diff and again.equal == episode.success, episode.task_id
+            assert [(r.tool, r.error and r.error.type) for r in records] == [
+                (c.tool, c.error_type) for c in store.calls(episode.id)], episode.task_id  # type: ignore[arg-type]
+            replayed += 1
+        assert replayed == len(episodes) - len(failed)
+
+        hostile.healed = True
+        second = CliRunner().invoke(app, ["run", *common, "--model", "model-b", "--run-id", "b"])
+        assert second.exit_code == 0, second.output
+    page = tmp_path / "report.html"
+    shown = CliRunner().invoke(app, ["report", "--db", f"sqlite:///{db}", "--run-id", "a", "--run-id", "b",
+                                     "--html", str(page)])
+    assert shown.exit_code == 0, shown.output
+    text = page.read_text()
+    assert "a: llm(model-a)" in text and "b: llm(model-b)" in text and "w/o defects" in text
+    assert text.count("<details") == 144 and 'href="#ep-a-' in text and 'href="#ep-b-' in text
+    assert "EndpointError" in text and "tool result [call_1]" in text
+    screenshot(page, ROOT / "test-artifacts" / "report-two-runs.png")
+
+
+def screenshot(page: Path, out: Path) -> None:
+    """Render `page` in headless Chromium into `out` (kept as the test's artefact), and check what it shows."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("Chromium is not installed (apt-get install chromium; .ci/run installs it)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    profile = Path(tempfile.mkdtemp(prefix="toolworlds-chromium-"))
+    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    try:
+        subprocess.run([*flags, f"--user-data-dir={profile / 'shot'}", "--window-size=1400,1800",
+                        f"--screenshot={out}", page.as_uri()], capture_output=True, timeout=120, check=True)
+        dom = subprocess.run([*flags, f"--user-data-dir={profile / 'dom'}", "--dump-dom", page.as_uri()],
+                             capture_output=True, text=True, timeout=120, check=True).stdout
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    assert out.stat().st_size > 30_000  # tables and plots, not a blank page
+    assert dom.count("<img") == 2 and "Scores side by side" in dom and "End-to-end accuracy per category" in dom
 
 
 def test_a_refused_connection_fails_each_episode_and_the_run_ends(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +67,21 @@ def test_every_toolworlds_export_resolves() -> None:
     assert sorted(toolworlds.__all__) == sorted(toolworlds._EXPORTS)
     for name in toolworlds.__all__:
         assert getattr(toolworlds, name) is not None, name
+
+
+def test_import_sandbox_builds_nothing_until_a_name_is_used() -> None:
+    code = ("import sys, sandbox\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('sandbox.', 'pydantic'))))\n"
+            "from sandbox import World, parse_message\n"
+            "print('pydantic' in sys.modules, parse_message(\"[f(a=1)]\").calls[0].arguments)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.splitlines() == ["[]", "True {'a': 1}"]
+
+
+def test_every_sandbox_export_resolves() -> None:
+    import sandbox
+
+    assert sorted(sandbox.__all__) == sorted(sandbox._LAZY)
+    for name in sandbox.__all__:
+        assert getattr(sandbox, name) is getattr(importlib.import_module(sandbox._LAZY[name], "sandbox"), name)
+    assert set(sandbox.__all__) <= set(dir(sandbox))

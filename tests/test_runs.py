@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -19,8 +20,8 @@ from typer.testing import CliRunner
 
 from scenarios.banking.family import load_tasks
 from toolworlds.cli import app
-from toolworlds.report import html_report
-from toolworlds.runner import AgentSpec, TaskSet, execute_run
+from toolworlds.report_html import html_report
+from toolworlds.runner import AgentSpec, ConfigMismatch, TaskSet, execute_run
 from toolworlds.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -244,11 +245,16 @@ def test_failed_episodes_are_kept_on_resume_and_replaced_on_retry(tmp_path: Path
     broken = AgentSpec("llm", model="m", base_url="http://127.0.0.1:9/v1", timeout=0.2, retries=0)
     first = execute_run(store, "r", task_sets(2), broken)
     assert len(first) == 4 and all(e.error and "EndpointError" in e.error for e in first)
-    assert store.failed("r") == {(e.task_set, e.task_id) for e in first}
-    resumed = execute_run(store, "r", task_sets(3), AgentSpec())  # new tasks run; failed ones stay as they are
+    assert store.failed("r") == {(e.task_set, e.task_id, 0) for e in first}
+    # Another agent: refused unless forced (and then recorded); new tasks run, failed ones stay as they are.
+    with pytest.raises(ConfigMismatch, match="kind: stored \"llm\", given \"oracle\""):
+        execute_run(store, "r", task_sets(3), AgentSpec())
+    resumed = execute_run(store, "r", task_sets(3), AgentSpec(), force=True)
+    run = store.run("r")
+    assert run is not None and "kind: stored" in json.loads(run.config)["forced"][0]["differences"][0]
     assert [(e.id, e.error) for e in resumed[:4]] == [(e.id, e.error) for e in first]
     assert sum(e.error is None for e in resumed) == 2
-    retried = execute_run(store, "r", task_sets(3), AgentSpec(), retry_failed=True)
+    retried = execute_run(store, "r", task_sets(3), AgentSpec(), retry_failed=True, force=True)
     assert len(retried) == 6 and all(e.error is None for e in retried) and store.failed("r") == set()
     with sqlite3.connect(tmp_path / "runs.db") as connection:
         orphans = connection.execute(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -20,6 +21,7 @@ from sandbox.schemas import FORMATS
 from scenarios.family import ReplayReport, TaskQuery, WorldFamily
 from scenarios.registry import families, family
 
+from .episodes import failure_reason
 from .llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .runconfig import RunConfig, read_run_config
 
@@ -39,7 +41,7 @@ errors = Console(stderr=True)
 
 def fail(message: str) -> typer.Exit:
     """One clear line on stderr and a non-zero exit, never a traceback."""
-    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code=2)
 
 
@@ -161,6 +163,9 @@ def doctor(
 
 
 def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> list[TaskSet]:
+    """The task sets to run. Without --lang, each family's languages are the ones its data holds
+    (a folder of English tasks is never also run as Chinese); a language asked for by name must
+    have tasks."""
     from .runner import TaskSet  # the runner brings the run store (sqlmodel, sqlalchemy): only for runs
 
     if query.data is not None and len(names) > 1:
@@ -171,36 +176,110 @@ def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> l
         if entry.load_tasks is None:
             runnable = [f.name for f in families() if f.load_tasks is not None]
             raise fail(f"{name} has no runnable tasks; available: {', '.join(runnable)}")
+        absent: list[str] = []
         for lang in langs or entry.languages:
+            if lang not in entry.languages:
+                raise fail(f"{name} has no {lang!r} tasks; languages: {', '.join(entry.languages)}")
             try:
                 loaded = entry.tasks(dataclasses.replace(query, lang=lang))
             except LookupError as exc:
                 raise fail(f"{name}/{lang}: {exc.args[0]}") from None
+            if not loaded.tasks and not langs:
+                absent.append(f"{lang} ({'; '.join(loaded.problems[:2]) or 'no tasks'})")
+                continue
             if loaded.problems:
                 raise fail(f"{name}/{lang}: " + "; ".join(loaded.problems[:5]))
+            if not loaded.tasks:
+                raise fail(f"{name}/{lang}: no tasks match")
             sets.append(TaskSet(name, lang, loaded.tasks, entry.end_state_mode))
+        if absent and not any(s.family == name for s in sets):
+            raise fail(f"{name}: no tasks in any language: " + "; ".join(absent))
+        if absent:
+            errors.print(f"[yellow]note:[/] {escape(name)}: no data for " + escape(", ".join(absent)),
+                         highlight=False, soft_wrap=True)
     return sets
 
 
-@app.command()
+def _languages(given: list[str] | None, extra: list[str]) -> list[str] | None:
+    """--lang values: repeated, comma-separated, or space-separated (`--lang en zh`: the words after
+    the first value reach the command as extra arguments)."""
+    if extra and not given:
+        raise fail(f"unexpected argument(s): {' '.join(extra)}")
+    words = [part for value in [*(given or []), *extra] for part in value.replace(",", " ").split()]
+    unknown = [w for w in extra if not (len(w) <= 5 and w.replace("-", "").isalpha())]
+    if unknown:
+        raise fail(f"unexpected argument(s): {' '.join(unknown)}")
+    return list(dict.fromkeys(words)) or None
+
+
+def _open_store(db: str) -> Any:
+    """The run store at `db`, or one line saying why not (the URL shown without its password)."""
+    from .store import RunStore
+
+    try:
+        return RunStore(db)
+    except Exception as exc:  # a bad URL or an unreachable server: say so in one line
+        raise fail(f"cannot open the run store {shown_url(db)}: {hide_secret(db, failure_reason(exc))}") from None
+
+
+def shown_url(url: str) -> str:
+    """A database URL fit to print: its password masked."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "<unreadable URL>"
+
+
+def hide_secret(url: str, text: str) -> str:
+    """`text` with the URL's password (and the URL as given) masked, wherever they appear."""
+    from sqlalchemy.engine import make_url
+
+    text = text.replace(url, shown_url(url))
+    try:
+        password = make_url(url).password
+    except Exception:
+        return text
+    return text.replace(str(password), "***") if password else text
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": False})
 def run(
+    ctx: typer.Context,
     tasks: Annotated[list[str] | None, typer.Option(
         "--tasks", help="Task families: banking (bundled), acebench, toolbench.")] = None,
-    lang: Annotated[list[str] | None, typer.Option("--lang", help="Languages (default: every one of the family).")
-                    ] = None,
+    lang: Annotated[list[str] | None, typer.Option("--lang", help="Languages, e.g. --lang en zh (default: every "
+                                                   "one the family's data holds).")] = None,
     data: Annotated[Path | None, typer.Option(help="Task data folder or file (default: the family's own).")] = None,
-    agent: Annotated[str, typer.Option(help="oracle, noisy, or llm.")] = "oracle",
+    agent: Annotated[str, typer.Option(help="oracle, noisy, llm, or package.module:Factory (your own agent: called "
+                                            "with the task, returns an object with act(conversation, tools)).")
+                     ] = "oracle",
     noise: Annotated[float, typer.Option(help="Mistake rate of the noisy agent.")] = 0.2,
     seed: Annotated[int, typer.Option(help="Seed of the noisy agent.")] = 0,
     model: Annotated[str, typer.Option(help="Model name, for --agent llm.")] = "",
     base_url: Annotated[str, typer.Option(help="OpenAI-compatible endpoint, for --agent llm.")] = "",
     user: Annotated[str, typer.Option(help="Multi-turn user simulator: scripted or llm.")] = "scripted",
+    user_model: Annotated[str, typer.Option(help="Model of the llm user simulator (default: --model).")] = "",
+    user_base_url: Annotated[str, typer.Option(help="Endpoint of the llm user simulator (default: --base-url).")
+                             ] = "",
+    temperature: Annotated[float | None, typer.Option(min=0.0, help="Sampling temperature sent to the models "
+                                                      "(default: the endpoint's).")] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Most tokens per model reply (default: the "
+                                                   "endpoint's).")] = None,
+    max_steps: Annotated[int, typer.Option(min=1, help="Agent messages per episode before it is cut off.")] = 30,
+    protocol: Annotated[str, typer.Option(help="LLM tool protocol: native (tool_calls) or bracket (calls written "
+                                          "as text); default: each task's own (native unless it says bracket).")
+                        ] = "",
+    trials: Annotated[int, typer.Option(min=1, help="Runs of each task (pass^k is reported over them).")] = 1,
     db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
     run_id: Annotated[str | None, typer.Option("--run-id", help="Name of the run (default: run-N).")] = None,
     resume: Annotated[bool, typer.Option(help="Continue --run-id, skipping stored episodes (failed ones too).")
                       ] = False,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="With --resume: run the episodes stored as "
                                                "failed again, replacing them.")] = False,
+    force: Annotated[bool, typer.Option(help="With --resume: continue even if the configuration differs from the "
+                                        "stored run's (the difference is recorded with the run).")] = False,
     timeout: Annotated[float, typer.Option(min=0.001, help="Seconds to wait for each endpoint request.")
                        ] = DEFAULT_TIMEOUT,
     retries: Annotated[int, typer.Option(min=0, help="Further tries of an endpoint request that failed "
@@ -215,8 +294,14 @@ def run(
                                                 "run.")] = None,
     concurrency: Annotated[int, typer.Option(min=0, help="LLM agents: at most this many endpoint requests in "
                                              "flight at once, across all workers (0: one per worker).")] = 0,
-    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many tasks per task set "
-                                              "(toolbench: the first N that pass the filters).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many tasks per task set, "
+                                              "taken evenly across categories (toolbench: the first N that pass "
+                                              "the filters).")] = None,
+    task_ids: Annotated[list[str] | None, typer.Option("--task-ids", help="Only these task ids (repeat, or "
+                                                       "comma-separated).")] = None,
+    categories: Annotated[list[str] | None, typer.Option("--categories", help="Only these categories (repeat, or "
+                                                         "comma-separated); the same as --filter-category.")
+                          ] = None,
     filter_difficulty: Annotated[list[str] | None, typer.Option(
         help="Only tasks of this difficulty (exact, any case); repeat for several. Families whose tasks "
              "carry one: toolbench.")] = None,
@@ -240,56 +325,94 @@ def run(
 
     An episode that fails (the endpoint stays down, the agent breaks) is stored with its
     reason and the run goes on; the summary counts them. `--resume` skips them;
-    `--resume --retry-failed` runs them again.
+    `--resume --retry-failed` runs them again. A resume with another configuration (agent,
+    model, endpoint, user simulator, seeds, task filter, trials) is refused unless `--force`.
     """
-    from .progress import RunProgress
     from .report import score_table
-    from .runner import AgentSpec, BackendError, execute_run, pending_tasks
-    from .store import RunStore
+    from .runner import AgentSpec, BackendError, ConfigMismatch, execute_run, load_factory, pending_tasks
 
-    if agent not in ("oracle", "noisy", "llm"):
-        raise fail(f"unknown agent {agent!r}; use oracle, noisy or llm")
-    if (agent == "llm" or user == "llm") and not (model and base_url):
-        raise fail("--agent llm and --user llm need --model and --base-url")
+    langs = _languages(lang, list(ctx.args))
+    if agent not in ("oracle", "noisy", "llm") and ":" not in agent:
+        raise fail(f"unknown agent {agent!r}; use oracle, noisy, llm or package.module:Factory")
+    if ":" in agent:
+        try:
+            load_factory(agent)
+        except ValueError as exc:
+            raise fail(str(exc)) from None
+    if agent == "llm" and not (model and base_url):
+        raise fail("--agent llm needs --model and --base-url")
+    if user == "llm" and not ((user_model or model) and (user_base_url or base_url)):
+        raise fail("--user llm needs --user-model and --user-base-url (or --model and --base-url)")
+    if user not in ("scripted", "llm"):
+        raise fail(f"unknown user simulator {user!r}; use scripted or llm")
+    if protocol not in ("", "native", "bracket"):
+        raise fail(f"unknown protocol {protocol!r}; use native or bracket")
     if resume and not run_id:
         raise fail("--resume needs the --run-id of the run to continue")
     if retry_failed and not resume:
         raise fail("--retry-failed continues a run: give it with --resume --run-id")
+    if force and not resume:
+        raise fail("--force overrides a resume's configuration check: give it with --resume --run-id")
     runs_on = _backend(backend, address, workers)
     chosen = _run_config(config)
     query = TaskQuery(
         data=data if data is not None else (Path(chosen.data) if chosen.data else None),
         limit=limit if limit is not None else chosen.sample_size,
         difficulties=tuple(filter_difficulty or chosen.filter_difficulty),
-        categories=tuple(filter_category or chosen.filter_category) + tuple(f"level-{n}" for n in level or ()),
-        tags=tuple(filter_tags or chosen.filter_tags), task_ids=chosen.task_ids)
-    sets = _task_sets(tasks or list(chosen.benchmark) or ["banking"], lang, query)
-    try:
-        store = RunStore(db)
-    except Exception as exc:  # a bad URL or an unreachable server: say so in one line
-        raise fail(f"cannot open the run store {db!r}: {exc}") from None
+        categories=tuple(_split([*(categories or []), *(filter_category or [])]) or chosen.filter_category)
+        + tuple(f"level-{n}" for n in level or ()),
+        tags=tuple(filter_tags or chosen.filter_tags), task_ids=tuple(_split(task_ids or []) or chosen.task_ids))
+    sets = _task_sets(tasks or list(chosen.benchmark) or ["banking"], langs, query)
+    store = _open_store(db)
+    if trials > 1 and store.one_trial_per_task:
+        raise fail("this run store was made before repeated trials (one trial per task): use a new --db for "
+                   "--trials above 1")
     name = run_id or store.new_run_id()
     if run_id and not resume and store.run(run_id) is not None:
-        raise fail(f"run {run_id!r} already exists in {db}; add --resume to continue it")
+        raise fail(f"run {run_id!r} already exists in {shown_url(db)}; add --resume to continue it")
     spec = AgentSpec(kind=agent, noise=noise, seed=seed, model=model, base_url=base_url, pause=pause, user=user,
-                     timeout=timeout, retries=retries, concurrency=concurrency)
-    todo = len(pending_tasks(store, name, sets, retry_failed=retry_failed))
+                     timeout=timeout, retries=retries, temperature=temperature, max_tokens=max_tokens,
+                     user_model=user_model, user_base_url=user_base_url, max_steps=max_steps, protocol=protocol,
+                     concurrency=concurrency)
+    filters = {key: (str(value) if isinstance(value, Path) else value)
+               for key, value in dataclasses.asdict(query).items() if key != "lang"}
+    todo = len(pending_tasks(store, name, sets, retry_failed=retry_failed, trials=trials))
     try:
-        with RunProgress(errors, name, todo) as progress:
+        with _Progress(name, todo) as progress:
             episodes = execute_run(store, name, sets, spec, backend=runs_on, retry_failed=retry_failed,
-                                   on_done=progress.done)
+                                   on_done=progress.done, trials=trials, query=filters, force=force)
+    except ConfigMismatch as exc:
+        store.close()
+        raise fail(f"{exc}. Resume with the same options, or add --force to continue anyway (recorded in the "
+                   f"run).") from None
     except BackendError as exc:
         store.close()
         raise fail(str(exc)) from None
     except KeyboardInterrupt:
         errors.print(f"interrupted: every finished episode is stored. Continue with: "
-                     f"{_resume_command(name, db)}", highlight=False, soft_wrap=True)
+                     f"{escape(_resume_command(name, db, config=_stored_config(store, name)))}", highlight=False,
+                     soft_wrap=True)
         store.close()
         raise typer.Exit(code=130) from None
-    console.print(score_table(name, store.scores(name), title=f"{name}: {spec.describe()} ({db})"))
+    except Exception as exc:  # the store itself failed mid-run: say which run to continue
+        store.close()
+        raise fail(f"run {name} stopped: {hide_secret(db, failure_reason(exc))}. Every finished episode is "
+                   f"stored; continue with: {_resume_command(name, db, config=_stored_config(store, name))}"
+                   ) from None
+    console.print(score_table(name, store.scores(name), title=f"{escape(name)}: {escape(spec.describe())} "
+                                                              f"({escape(shown_url(db))})"))
     _print_benchmark_tables(sets, episodes, results or Path("results") / name, query.data)
-    _print_summary(name, db, episodes)
+    stored = store.run(name)
+    _print_summary(name, db, episodes, json.loads(stored.config) if stored is not None else {})
     store.close()
+
+
+def _stored_config(store: Any, run_id: str) -> dict[str, Any]:
+    try:
+        stored = store.run(run_id)
+        return json.loads(stored.config) if stored is not None else {}
+    except Exception:  # the store is what failed: the command still names the run
+        return {}
 
 
 def _backend(name: str, address: str | None, workers: int | None) -> Backend:
@@ -333,11 +456,80 @@ def _print_benchmark_tables(sets: list[TaskSet], episodes: list[Any], folder: Pa
         console.print(f"{escape(task_set.name)}: result files in {escape(str(target))}", highlight=False)
 
 
-def _resume_command(run_id: str, db: str, *extra: str) -> str:
-    return " ".join(["toolworlds run", "--db", db, "--run-id", run_id, "--resume", *extra])
+
+def _split(values: list[str]) -> list[str]:
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
-def _print_summary(run_id: str, db: str, episodes: list[Any]) -> None:
+class _Progress:
+    """Progress on stderr: the live line (`toolworlds.progress.RunProgress`) on a terminal, one plain
+    line per episode anywhere else (a log file, CI), so a long run never looks stalled."""
+
+    def __init__(self, run_id: str, total: int) -> None:
+        from .progress import RunProgress
+
+        self.run_id, self.total, self.count = run_id, total, 0
+        self._live = RunProgress(errors, escape(run_id), total) if errors.is_terminal else None
+
+    def __enter__(self) -> _Progress:
+        if self._live is not None:
+            self._live.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._live is not None:
+            self._live.__exit__(*exc)
+
+    def done(self, outcome: Any) -> None:
+        self.count += 1
+        if self._live is not None:
+            self._live.done(outcome)
+            return
+        episode = outcome.episode
+        verdict = "failed" if episode.get("error") else ("solved" if episode.get("success") else "missed")
+        errors.print(f"{escape(self.run_id)} [{self.count}/{self.total}] {escape(str(episode.get('task_set')))} "
+                     f"{escape(str(episode.get('task_id')))}: {verdict}", highlight=False, soft_wrap=True)
+
+
+def _resume_command(run_id: str, db: str, *extra: str, config: dict[str, Any] | None = None) -> str:
+    """The command that continues a run with its stored configuration (the password left out of the URL)."""
+    options = _config_options(config or {})
+    return shlex.join(["toolworlds", "run", "--db", shown_url(db), "--run-id", run_id, "--resume", *options, *extra])
+
+
+# Run options written back from a stored configuration: (config key, flag, default).
+_OPTIONS = (("kind", "--agent", "oracle"), ("noise", "--noise", 0.2), ("seed", "--seed", 0), ("model", "--model", ""),
+            ("base_url", "--base-url", ""), ("user", "--user", "scripted"), ("user_model", "--user-model", ""),
+            ("user_base_url", "--user-base-url", ""), ("temperature", "--temperature", None),
+            ("max_tokens", "--max-tokens", None), ("max_steps", "--max-steps", 30), ("protocol", "--protocol", ""),
+            ("trials", "--trials", 1))
+_QUERY_OPTIONS = (("data", "--data"), ("limit", "--limit"), ("categories", "--categories"),
+                  ("task_ids", "--task-ids"), ("difficulties", "--filter-difficulty"), ("tags", "--filter-tags"))
+
+
+def _config_options(config: dict[str, Any]) -> list[str]:
+    if not config:
+        return []
+    options: list[str] = []
+    families = list(dict.fromkeys(name.split("/", 1)[0] for name in config.get("task_sets", [])))
+    langs = list(dict.fromkeys(name.split("/", 1)[1] for name in config.get("task_sets", []) if "/" in name))
+    for name in families:
+        options += ["--tasks", name]
+    for code in langs:
+        options += ["--lang", code]
+    for key, flag, default in _OPTIONS:
+        value = config.get(key, default)
+        if value != default and value is not None:
+            options += [flag, str(value)]
+    for key, flag in _QUERY_OPTIONS:
+        value = (config.get("query") or {}).get(key)
+        if value in (None, [], ()):
+            continue
+        options += [flag, ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)]
+    return options
+
+
+def _print_summary(run_id: str, db: str, episodes: list[Any], config: dict[str, Any]) -> None:
     """How many episodes the run holds, which failed and why, and how to continue it."""
     failed = [e for e in episodes if e.error is not None]
     console.print(f"run {escape(run_id)}: {len(episodes)} episodes stored, {len(failed)} failed", highlight=False)
@@ -347,10 +539,11 @@ def _print_summary(run_id: str, db: str, episodes: list[Any]) -> None:
     for reason, tasks in sorted(reasons.items(), key=lambda kv: -len(kv[1]))[:10]:
         shown = ", ".join(tasks[:3]) + (f" and {len(tasks) - 3} more" if len(tasks) > 3 else "")
         console.print(f"  {len(tasks)} x {escape(reason)}  ({escape(shown)})", highlight=False, soft_wrap=True)
-    console.print(f"continue this run: {escape(_resume_command(run_id, db))}", highlight=False, soft_wrap=True)
+    console.print(f"continue this run: {escape(_resume_command(run_id, db, config=config))}", highlight=False,
+                  soft_wrap=True)
     if failed:
-        console.print(f"run the failed episodes again: {escape(_resume_command(run_id, db, '--retry-failed'))}",
-                      highlight=False, soft_wrap=True)
+        again = _resume_command(run_id, db, "--retry-failed", config=config)
+        console.print(f"run the failed episodes again: {escape(again)}", highlight=False, soft_wrap=True)
 
 
 def _run_config(path: Path | None) -> RunConfig:
@@ -369,29 +562,142 @@ def _run_config(path: Path | None) -> RunConfig:
 @app.command()
 def report(
     db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
-    run_id: Annotated[str | None, typer.Option("--run-id", help="The run (default: every run).")] = None,
-    html_path: Annotated[Path | None, typer.Option("--html", help="Write a self-contained HTML page here.")] = None,
+    run_id: Annotated[list[str] | None, typer.Option("--run-id", help="A run to show; repeat to compare several "
+                                                     "(default: every run).")] = None,
+    html_path: Annotated[Path | None, typer.Option("--html", help="Write a self-contained HTML page comparing the "
+                                                   "runs, with every episode's transcript, calls and diff.")] = None,
 ) -> None:
-    """Show stored runs as score tables, or write one as an HTML page with plots."""
-    from .report import html_report, score_table
-    from .store import RunStore
+    """Show stored runs as score tables, or write them as one HTML page, side by side."""
+    from .report import score_table
+    from .runner import summarize_run
 
-    store = RunStore(db)
-    runs = [r.run_id for r in store.runs()] if run_id is None else [run_id]
+    store = _open_store(db)
+    runs = [r.run_id for r in store.runs()] if not run_id else list(dict.fromkeys(run_id))
     if not runs:
-        raise fail(f"no runs in {db}")
+        raise fail(f"no runs in {shown_url(db)}")
     for name in runs:
         stored = store.run(name)
         if stored is None:
-            raise fail(f"no run {name!r} in {db}")
-        console.print(score_table(name, store.scores(name), title=f"{name}: {stored.agent}"))
+            raise fail(f"no run {name!r} in {shown_url(db)}")
+        scores = store.scores(name)
+        config = json.loads(stored.config or "{}")
+        if not scores:  # the run stopped before it could summarize: score what it stored
+            episodes = store.episodes(name)
+            scores = summarize_run(name, episodes, config.get("defects"))
+            console.print(f"[yellow]run {escape(name)} did not finish: {len(episodes)} episodes stored.[/] Continue "
+                          f"it with: {escape(_resume_command(name, db, config=config))}", highlight=False,
+                          soft_wrap=True)
+        if scores:
+            console.print(score_table(name, scores, title=f"{escape(name)}: {escape(stored.agent)}"))
     if html_path is not None:
+        from .report_html import html_report
+
         try:
-            html_path.write_text(html_report(store, runs[-1]), encoding="utf-8")
+            html_path.write_text(html_report(store, runs), encoding="utf-8")
         except RuntimeError as exc:
             raise fail(str(exc)) from None
-        console.print(f"wrote {html_path}")
+        console.print(f"wrote {escape(str(html_path))}", highlight=False)
     store.close()
+
+
+def _find_episode(store: Any, run_id: str, which: str, db: str) -> Any:
+    """One stored episode by its number (as `report` lists them), task id, or task set:task id;
+    a task run in several trials takes `#trial` (task#2)."""
+    if store.run(run_id) is None:
+        raise fail(f"no run {run_id!r} in {shown_url(db)}")
+    episodes = store.episodes(run_id)
+    name, _, trial_text = which.partition("#")
+    if name.isdigit() and not trial_text:
+        found = [e for e in episodes if e.id == int(name)]
+    else:
+        task_set, _, task_id = name.rpartition(":")
+        found = [e for e in episodes if e.task_id == task_id and (not task_set or e.task_set == task_set)]
+        if trial_text:
+            found = [e for e in found if (e.trial or 0) == (int(trial_text) if trial_text.isdigit() else -1)]
+    if not found:
+        raise fail(f"run {run_id!r} has no episode {which!r}")
+    if len(found) > 1:
+        choices = ", ".join(f"{e.task_set}:{e.task_id}#{e.trial or 0} (id {e.id})" for e in found[:6])
+        raise fail(f"{which!r} names {len(found)} episodes: {choices}; give one of these")
+    return found[0]
+
+
+@app.command()
+def show(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The run's id.")],
+    episode: Annotated[str, typer.Argument(metavar="EPISODE", help="A task id (task set:task id, #trial when "
+                                           "there are several), or the episode's number.")],
+    db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
+) -> None:
+    """Print one episode as a readable transcript, with its call log and its end state's differences."""
+    from .transcript import transcript_text
+
+    store = _open_store(db)
+    chosen = _find_episode(store, run_id, episode, db)
+    verdict = "[green]reached the expected end state[/]" if chosen.success else "[red]missed the expected end state[/]"
+    console.print(f"[bold]{escape(chosen.task_set)}:{escape(chosen.task_id)}[/] trial {chosen.trial or 0} "
+                  f"({escape(chosen.category)}, episode {chosen.id}): {verdict}; stopped: "
+                  f"{escape(chosen.stop_reason)}; {chosen.steps} steps, {chosen.calls} calls, {chosen.errors} errors",
+                  highlight=False, soft_wrap=True)
+    if chosen.error:
+        console.print(f"[red]failed:[/] {escape(chosen.error)}", highlight=False, soft_wrap=True)
+    messages = store.messages(chosen.id)
+    if not messages:
+        console.print("[yellow]no transcript stored (the episode was stored before transcripts were)[/]")
+    for heading, body in transcript_text(messages):
+        console.print(f"\n[bold cyan]{escape(heading)}[/]", highlight=False)
+        console.print(escape(body), highlight=False, soft_wrap=True)
+    calls = store.calls(chosen.id)
+    if calls:
+        table = Table(title="call log")
+        for column in ("#", "tool", "arguments", "outcome"):
+            table.add_column(column, overflow="fold")
+        for call in calls:
+            outcome = (escape(call.result) if call.error_type is None
+                       else f"[red]{escape(call.error_type)}[/]: {escape(call.error_message or '')}")
+            table.add_row(str(call.seq), escape(call.tool or "-"), escape(call.arguments), outcome)
+        console.print(table)
+    differences = json.loads(chosen.diff or "[]")
+    if differences:
+        table = Table(title=f"end state: {len(differences)} field(s) differ from the expected one")
+        for column in ("field", "kind", "expected", "got"):
+            table.add_column(column, overflow="fold")
+        for item in differences:
+            table.add_row(escape(str(item.get("path"))), escape(str(item.get("kind"))),
+                          escape(json.dumps(item.get("expected"), ensure_ascii=False, default=str)),
+                          escape(json.dumps(item.get("actual"), ensure_ascii=False, default=str)))
+        console.print(table)
+    else:
+        console.print("end state: no field differs from the expected one", highlight=False)
+    store.close()
+
+
+@app.command()
+def export(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The run's id.")],
+    format: Annotated[str, typer.Option("--format", "-f", help="openai-jsonl, sharegpt or parquet.")
+                      ] = "openai-jsonl",
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="File to write (default: RUN.jsonl, or "
+                                             "RUN.parquet).")] = None,
+    db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
+) -> None:
+    """Write every episode of a run as training data: messages, tools, reward, metadata (failed ones marked)."""
+    from .export import FORMATS, write_export
+
+    if format not in FORMATS:
+        raise fail(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")
+    store = _open_store(db)
+    if store.run(run_id) is None:
+        raise fail(f"no run {run_id!r} in {shown_url(db)}")
+    target = out or Path(f"{run_id}.{'parquet' if format == 'parquet' else 'jsonl'}")
+    try:
+        written = write_export(store, run_id, format, target)
+    except (RuntimeError, OSError) as exc:
+        raise fail(str(exc)) from None
+    finally:
+        store.close()
+    console.print(f"wrote {written} episodes of {escape(run_id)} to {escape(str(target))} ({format})",
+                  highlight=False)
 
 
 @app.command()

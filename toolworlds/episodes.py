@@ -12,6 +12,7 @@ reason, keeping everything that happened before it.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 from collections.abc import Generator
@@ -19,11 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sandbox.calllog import CallRecord
+from sandbox.chat import result_text
+from sandbox.errors import ParseError
 from sandbox.limits import printable_text, type_name
-from sandbox.parsing import Call, render_calls
+from sandbox.parsing import Call, decode_arguments, render_calls
 from sandbox.world import World
 
-from .agents import ChatMessage, Turn
+from .agents import ChatMessage, Turn, tools_for
 from .users import END, ScriptedUser, UserSimulator
 
 
@@ -38,7 +41,11 @@ class EpisodeTask(Protocol):
 
 @dataclass
 class Episode:
-    """What happened: the conversation, the calls, and how it ended."""
+    """What happened: the conversation, the calls, and how it ended.
+
+    `prompts` are the system messages of the agent and of the user simulator (what they were
+    told before the conversation began); with `messages` they make the full transcript.
+    """
 
     task_id: str
     messages: list[ChatMessage] = field(default_factory=list)
@@ -49,6 +56,11 @@ class Episode:
     finished: bool = False
     stop_reason: str = ""
     error: str | None = None  # why the episode failed (its agent or user raised), if it did
+    prompts: list[ChatMessage] = field(default_factory=list)
+
+    @property
+    def transcript(self) -> list[ChatMessage]:
+        return [*self.prompts, *self.messages]
 
 
 _Request = tuple[str, list[ChatMessage]]
@@ -57,39 +69,31 @@ _Request = tuple[str, list[ChatMessage]]
 def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn: bool, max_steps: int,
                   max_turns: int) -> Generator[_Request, Any, None]:
     conversation = episode.messages
+    single_reply = bool(getattr(task, "single_reply", False))
     opening = getattr(task, "opening_messages", None)  # task hook: the conversation so far
     if multi_turn:
-        conversation.append(ChatMessage("user", (yield ("user", conversation))))
+        conversation.append(_said("user", (yield ("user", conversation))))
     elif opening:
-        conversation.extend(ChatMessage(role, content) for role, content in opening)
+        conversation.extend(ChatMessage(role, content, source="task") for role, content in opening)
     else:
-        conversation.append(ChatMessage("user", task.question))
+        conversation.append(ChatMessage("user", task.question, source="task"))
     while True:
         if episode.steps >= max_steps:
             episode.stop_reason = "step limit"
             return
         turn: Turn = yield ("agent", conversation)
         episode.steps += 1
-        if getattr(task, "single_reply", False):  # task hook: scored on this reply alone
+        if single_reply:  # task hook: scored on this reply alone
             _end_on_reply(episode, turn)
             return
-        if turn.calls or turn.call_text is not None:
-            if turn.call_text is not None:  # the world reads it, and says why it cannot
-                text = turn.call_text
-                records = world.execute(text)
-                calls = tuple(Call(r.tool, r.arguments) for r in records
-                              if type(r.tool) is str and isinstance(r.arguments, dict))
-            else:
-                text = turn.raw if turn.raw is not None else render_calls(turn.calls)
-                records = world.execute(list(turn.calls))
-                calls = turn.calls
-            conversation.append(ChatMessage("assistant", text, calls))
-            episode.process.append(text)
-            episode.records.extend(records)
-            observation = json.dumps([r.observation() for r in records], ensure_ascii=False, default=str)
-            conversation.append(ChatMessage("tool", observation))
+        if turn.tool_calls:
+            _run_native(turn, world, episode)
+        elif turn.calls or turn.call_text is not None:
+            _run_written(turn, world, episode)
+        else:
+            conversation.append(ChatMessage("assistant", turn.text, source="agent", usage=turn.usage))
+        if conversation[-1].role == "tool":
             continue
-        conversation.append(ChatMessage("assistant", turn.text))
         if not multi_turn:
             episode.finished, episode.stop_reason = True, "agent answered"
             return
@@ -101,7 +105,62 @@ def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn:
         if END in reply:
             episode.finished, episode.stop_reason = True, "user ended"
             return
-        conversation.append(ChatMessage("user", reply))
+        conversation.append(_said("user", reply))
+
+
+def _said(role: str, text: str) -> ChatMessage:
+    """A message of the user simulator (its usage is filled in by the driver that asked it)."""
+    return ChatMessage(role, text, source="user")
+
+
+def _run_written(turn: Turn, world: World, episode: Episode) -> None:
+    """Calls the agent wrote (or gave as `Call`s): every result in one tool message."""
+    if turn.call_text is not None:  # the world reads it, and says why it cannot
+        text = turn.call_text
+        records = world.execute(text)
+        calls = tuple(Call(r.tool, r.arguments) for r in records
+                      if type(r.tool) is str and isinstance(r.arguments, dict))
+        call_text: str | None = text
+    else:
+        text = turn.raw if turn.raw is not None else render_calls(turn.calls)
+        records = world.execute(list(turn.calls))
+        calls, call_text = turn.calls, None
+    episode.messages.append(ChatMessage("assistant", text, calls, source="agent", call_text=call_text,
+                                        usage=turn.usage))
+    episode.process.append(text)
+    episode.records.extend(records)
+    observation = json.dumps([r.observation() for r in records], ensure_ascii=False, default=str)
+    episode.messages.append(ChatMessage("tool", observation, source="world"))
+
+
+def _run_native(turn: Turn, world: World, episode: Episode) -> None:
+    """Native tool calls: each result is a tool message answering its call's id.
+
+    Calls whose arguments all read as JSON objects run as `Call`s; otherwise the world reads the
+    calls as one JSON message and refuses, in place, each it cannot read. Should the message as a
+    whole break a limit (one error for all), every call is answered with that error.
+    """
+    calls: list[Call] = []
+    for tool_call in turn.tool_calls:
+        try:
+            calls.append(Call(tool_call.name, decode_arguments(tool_call.name, tool_call.arguments, world.limits)))
+        except ParseError:
+            break
+    call_text: str | None = None
+    if len(calls) == len(turn.tool_calls):
+        records = world.execute(calls)
+        episode.process.append(render_calls(calls))
+    else:
+        call_text = _tool_calls_json(turn)
+        records = world.execute(call_text)
+        calls = [Call(r.tool, r.arguments) for r in records if type(r.tool) is str and isinstance(r.arguments, dict)]
+        episode.process.append(call_text)
+    episode.messages.append(ChatMessage("assistant", turn.text, tuple(calls), turn.tool_calls, source="agent",
+                                        call_text=call_text, usage=turn.usage))
+    episode.records.extend(records)
+    answers = records if len(records) == len(turn.tool_calls) else [records[0]] * len(turn.tool_calls)
+    for tool_call, record in zip(turn.tool_calls, answers, strict=True):
+        episode.messages.append(ChatMessage("tool", result_text(record), tool_call_id=tool_call.id, source="world"))
 
 
 def _end_on_reply(episode: Episode, turn: Turn) -> None:
@@ -110,11 +169,19 @@ def _end_on_reply(episode: Episode, turn: Turn) -> None:
         text = turn.raw
     elif turn.call_text is not None:
         text = turn.call_text
+    elif turn.tool_calls:  # native calls, as the JSON message the world and the scorers read
+        text = _tool_calls_json(turn)
     else:
         text = render_calls(turn.calls) if turn.calls else turn.text
-    episode.messages.append(ChatMessage("assistant", text, turn.calls))
+    episode.messages.append(ChatMessage("assistant", turn.text if turn.tool_calls else text, turn.calls,
+                                        turn.tool_calls, source="agent", usage=turn.usage))
     episode.process.append(text)
     episode.finished, episode.stop_reason = True, "single reply"
+
+
+def _tool_calls_json(turn: Turn) -> str:
+    return json.dumps({"tool_calls": [{"id": c.id, "function": {"name": c.name, "arguments": c.arguments}}
+                                      for c in turn.tool_calls]}, ensure_ascii=False)
 
 
 def _start(task: EpisodeTask, world: World | None, user: Any, max_steps: int, max_turns: int
@@ -134,6 +201,21 @@ def _start(task: EpisodeTask, world: World | None, user: Any, max_steps: int, ma
 def _multi_turn(task: EpisodeTask) -> bool:
     """Whether a user simulator takes part: multi-turn tasks, and tasks that say so (task hook `multi_turn`)."""
     return task.category == "multi_turn" or getattr(task, "multi_turn", False) is True
+
+
+def _record_prompts(episode: Episode, agent: Any, user: Any) -> None:
+    """The system prompts of the agent and the user simulator, for the transcript, when they have one."""
+    for who, party in (("agent", agent), ("user", user)):
+        prompt = getattr(party, "prompt", None) or getattr(party, "system_prompt", None)
+        if isinstance(prompt, str) and prompt:
+            episode.prompts.append(ChatMessage("system", prompt, source=who))
+
+
+def _with_usage(episode: Episode, user: Any, count: int) -> None:
+    """Attach the user simulator's last model call to the message it just wrote."""
+    usage = getattr(user, "last_usage", None)
+    if usage and len(episode.messages) > count and episode.messages[-1].source == "user":
+        episode.messages[-1] = dataclasses.replace(episode.messages[-1], usage=usage)
 
 
 def failure_reason(exc: BaseException) -> str:
@@ -160,20 +242,44 @@ def start_episode(task: EpisodeTask, *, world: World | None = None, user: Any = 
     its first request, `("agent" | "user", conversation)` or None once the episode is over."""
     return _start(task, world, user, max_steps, max_turns)
 
+
 def run_episode(task: EpisodeTask, agent: Any, *, user: UserSimulator | None = None, world: World | None = None,
                 max_steps: int = 30, max_turns: int = 10) -> tuple[World, Episode]:
     """Run a task with a sync agent; multi-turn tasks use `user` (default: a scripted user)."""
     world, episode, user, steps, request = _start(task, world, user, max_steps, max_turns)
+    tools, request = _prepare(task, episode, agent, user, request)
     while request is not None:
         who, conversation = request
         try:
-            answer = agent.act(conversation, task.functions) if who == "agent" else user.respond(conversation)
+            answer = agent.act(conversation, tools) if who == "agent" else user.respond(conversation)
         except Exception as exc:
             _fail(episode, who, exc)
             break
-        request = _advance(steps, answer, episode)
+        request = _answer(steps, who, answer, episode, user)
     steps.close()
     return world, episode
+
+
+def _prepare(task: EpisodeTask, episode: Episode, agent: Any, user: Any, request: _Request | None
+             ) -> tuple[list[dict[str, Any]], _Request | None]:
+    """Record the parties' prompts; the tools in the agent's format (an agent asking for a format
+    there is none of fails the episode before it starts)."""
+    _record_prompts(episode, agent, user)
+    try:
+        return tools_for(agent, task.functions), request
+    except Exception as exc:
+        _fail(episode, "agent", exc)
+        return [], None
+
+
+def _answer(steps: Generator[_Request, Any, None], who: str, answer: Any, episode: Episode, user: Any
+            ) -> _Request | None:
+    """Give the conversation an answer; the user simulator's model usage joins the message it wrote."""
+    count = len(episode.messages)
+    request = _advance(steps, answer, episode)
+    if who == "user":
+        _with_usage(episode, user, count)
+    return request
 
 
 def _advance(steps: Generator[_Request, Any, None], answer: Any, episode: Episode) -> _Request | None:
@@ -191,15 +297,16 @@ async def arun_episode(task: EpisodeTask, agent: Any, *, user: Any | None = None
                        max_steps: int = 30, max_turns: int = 10) -> tuple[World, Episode]:
     """Like `run_episode`, for agents (and users) whose methods are coroutines."""
     world, episode, user, steps, request = _start(task, world, user, max_steps, max_turns)
+    tools, request = _prepare(task, episode, agent, user, request)
     while request is not None:
         who, conversation = request
         try:
-            answer = agent.act(conversation, task.functions) if who == "agent" else user.respond(conversation)
+            answer = agent.act(conversation, tools) if who == "agent" else user.respond(conversation)
             if inspect.isawaitable(answer):
                 answer = await answer
         except Exception as exc:
             _fail(episode, who, exc)
             break
-        request = _advance(steps, answer, episode)
+        request = _answer(steps, who, answer, episode, user)
     steps.close()
     return world, episode

@@ -13,19 +13,18 @@ tool calls go to the world, which refuses what it cannot read.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox.errors import ParseError
 from sandbox.limits import printable_text
-from sandbox.parsing import Call, decode_arguments
-from sandbox.schemas import openai_tools
 
-from .agents import ChatMessage, Turn
+from .agents import ChatMessage, ToolCall, Turn
 from .users import END
 
 AGENT_PROMPT = ("You are an assistant that completes the user's request by calling the tools provided. "
@@ -48,9 +47,10 @@ class ChatClient:
     """A chat-completions client for one model at one OpenAI-compatible base URL.
 
     `timeout` bounds each request (seconds); `retries` is how many more times the SDK
-    tries a request that failed transiently, waiting longer each time. `gate`, when given,
-    is held around each request: the run's limit on requests in flight to the endpoint,
-    shared by all its workers (a semaphore, or a Ray actor on a cluster).
+    tries a request that failed transiently, waiting longer each time. `temperature` and
+    `max_tokens` are sent with every request when set (None: the endpoint's default). `gate`,
+    when given, is held around each request: the run's limit on requests in flight to the
+    endpoint, shared by all its workers (a semaphore, or a Ray actor on a cluster).
     """
 
     base_url: str
@@ -58,11 +58,19 @@ class ChatClient:
     api_key: str = field(default_factory=lambda: os.environ.get("OPENAI_API_KEY", "not-needed"))
     timeout: float = DEFAULT_TIMEOUT
     retries: int = DEFAULT_RETRIES
+    temperature: float | None = None
+    max_tokens: int | None = None
     gate: AbstractContextManager[Any] | None = field(default=None, repr=False, compare=False)
     _client: Any = field(default=None, init=False, repr=False, compare=False)
 
     def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()) -> Any:
         """The reply message of one chat completion; `EndpointError` when there is none."""
+        return self.exchange(messages, tools)[0]
+
+    def exchange(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()
+                 ) -> tuple[Any, dict[str, Any]]:
+        """The reply message of one chat completion and what it cost: `prompt_tokens` and
+        `completion_tokens` (None when the endpoint does not say) and `latency_ms` (retries included)."""
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - exercised only without the extra
@@ -73,8 +81,13 @@ class ChatClient:
         options: dict[str, Any] = {"model": self.model, "messages": messages}
         if tools:
             options["tools"] = list(tools)
+        if self.temperature is not None:
+            options["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            options["max_tokens"] = self.max_tokens
         try:
             with self.gate if self.gate is not None else nullcontext():
+                started = time.perf_counter()  # the request's own time, not the wait for the gate
                 response = self._client.chat.completions.create(**options)
         except openai.APIStatusError as exc:
             raise EndpointError(_reason(f"HTTP {exc.status_code}", exc, self.retries)) from None
@@ -86,6 +99,7 @@ class ChatClient:
             raise EndpointError(_reason("unreadable reply", exc, None)) from None
         except ValueError as exc:  # a body that is not JSON (or not text) at all
             raise EndpointError(_reason("unreadable reply", exc, None)) from None
+        latency = round((time.perf_counter() - started) * 1000, 1)
         choices = getattr(response, "choices", None)
         if not isinstance(choices, list):
             raise EndpointError(f"the reply is not a chat completion: {_glimpse(response)}")
@@ -93,7 +107,14 @@ class ChatClient:
             raise EndpointError("the reply has no choices")
         if getattr(choices[0], "message", None) is None:
             raise EndpointError("the reply's first choice has no message")
-        return choices[0].message
+        usage = getattr(response, "usage", None)
+        return choices[0].message, {"prompt_tokens": _count(getattr(usage, "prompt_tokens", None)),
+                                    "completion_tokens": _count(getattr(usage, "completion_tokens", None)),
+                                    "latency_ms": latency}
+
+
+def _count(value: Any) -> int | None:
+    return value if type(value) is int and value >= 0 else None
 
 
 def _glimpse(value: Any, limit: int = 120) -> str:
@@ -112,61 +133,127 @@ def _reason(what: str, exc: Exception, retries: int | None) -> str:
 
 @dataclass
 class LLMAgent:
-    """`protocol` "native" sends the tools as OpenAI tool schemas and reads `tool_calls`;
-    "bracket" (a benchmark's own text protocol, whose system prompt lists the functions)
-    sends no tools, and the model writes its calls as text."""
+    """A model as the agent, speaking one of two protocols.
+
+    "native" (the default): the tools go to the API as OpenAI tool schemas, the model's calls
+    come back as `tool_calls` with ids, and each result (an error too) is a `role: "tool"`
+    message carrying the `tool_call_id` it answers; the model sees its own calls again as it
+    sent them. "bracket": no tools are sent; the model writes calls as text in the bracket
+    syntax of ACEBench-style prompts and reads results back as user messages, as those
+    benchmarks do. `system_prompt` replaces the generic prompt (a benchmark's own).
+    """
 
     client: ChatClient
     system_prompt: str = AGENT_PROMPT
     protocol: str = "native"
     calls_in: Callable[[str], str | None] | None = None  # where a reply's request is, if the task says
+    tool_format = "openai"
+
+    def __post_init__(self) -> None:
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(f"unknown protocol {self.protocol!r}; use one of {', '.join(PROTOCOLS)}")
 
     @classmethod
-    def for_task(cls, client: ChatClient, task: Any) -> LLMAgent:
-        """An agent that honours the task's hooks: its own system prompt, protocol, and where
-        a reply's calls are (`calls_in`: the part of a reply holding them, None for words)."""
+    def for_task(cls, client: ChatClient, task: Any, protocol: str | None = None) -> LLMAgent:
+        """The agent for one task: the task's own system prompt and protocol when it has them
+        (`protocol` given here wins); the bracket protocol without a prompt of the task's own
+        gets a generic one listing the tools. A task's `calls_in(reply)` says which part of a
+        text reply is its request (None: words to the user)."""
+        chosen = protocol or task_protocol(task)
         prompt = getattr(task, "system_prompt", None)
-        return cls(client, prompt if isinstance(prompt, str) else AGENT_PROMPT, getattr(task, "protocol", "native"),
-                   getattr(task, "calls_in", None))
+        if not isinstance(prompt, str) or not prompt:
+            prompt = AGENT_PROMPT if chosen == "native" else bracket_prompt(getattr(task, "functions", []))
+        return cls(client, prompt, chosen, getattr(task, "calls_in", None))
 
     def act(self, conversation: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> Turn:
-        messages: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt}]
-        for message in conversation:
-            role = "user" if message.role == "tool" else message.role
-            content = f"execution result: {message.content}" if message.role == "tool" else message.content
-            messages.append({"role": role, "content": content})
-        reply = self.client.complete(messages, () if self.protocol == "bracket" else openai_tools(tools))
+        if self.protocol == "bracket":
+            reply, usage = self.client.exchange(self._bracket_messages(conversation))
+            content = reply.content if isinstance(reply.content, str) else ""
+            calls = self.calls_in(content) if self.calls_in is not None else None
+            return dataclasses.replace(_text_turn(content, calls), usage=usage)
+        reply, usage = self.client.exchange(self._native_messages(conversation), tools)
+        content = reply.content if isinstance(reply.content, str) else ""
         tool_calls = getattr(reply, "tool_calls", None) or []
         if tool_calls:
-            return _tool_call_turn(tool_calls)
-        content = reply.content
-        text = content if isinstance(content, str) else ""
-        return _text_turn(text, self.calls_in(text) if self.calls_in is not None else None)
+            return Turn(text=content, tool_calls=_tool_calls(tool_calls), usage=usage)
+        return dataclasses.replace(Turn.from_text(content), usage=usage)
+
+    def _native_messages(self, conversation: Sequence[ChatMessage]) -> list[dict[str, Any]]:
+        messages: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt}]
+        for message in conversation:
+            if message.role == "assistant" and message.tool_calls:
+                messages.append({"role": "assistant", "content": message.content or None, "tool_calls": [
+                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                    for c in message.tool_calls]})
+            elif message.role == "tool" and message.tool_call_id is not None:
+                messages.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content})
+            elif message.role == "tool":  # results of calls written as text: no call id to answer
+                messages.append({"role": "user", "content": f"execution result: {message.content}"})
+            else:
+                messages.append({"role": message.role, "content": message.content})
+        return messages
+
+    def _bracket_messages(self, conversation: Sequence[ChatMessage]) -> list[dict[str, Any]]:
+        messages: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt}]
+        for message in conversation:
+            if message.role == "tool":
+                messages.append({"role": "user", "content": f"execution result: {message.content}"})
+            else:
+                messages.append({"role": message.role, "content": message.content})
+        return messages
+
+
+PROTOCOLS = ("native", "bracket")
+BRACKET_PROMPT = ("You are an assistant that completes the user's request by calling tools. To call tools, reply "
+                  "with nothing but the calls, written as [tool_name(argument=value, ...), ...] with every "
+                  "argument named and every value a literal. Each reply with calls is answered with their results. "
+                  "When the request is complete, reply with a short answer and no call.\nThe tools:\n{tools}")
+
+
+def task_protocol(task: Any) -> str:
+    """The protocol a task asks for (its optional `protocol` attribute), "native" when it names none."""
+    protocol = getattr(task, "protocol", None)
+    return protocol if protocol in PROTOCOLS else "native"
+
+
+def bracket_prompt(functions: Sequence[dict[str, Any]]) -> str:
+    return BRACKET_PROMPT.format(tools=json.dumps(list(functions), ensure_ascii=False, indent=1))
 
 
 @dataclass
 class LLMUser:
-    """`system_prompt` replaces the generic user prompt (a benchmark's own user rules, with
-    the instruction in it); `opener` is what the user is asked before the agent spoke."""
+    """A model playing the user of a multi-turn task.
+
+    `system_prompt` replaces the generic user prompt (a benchmark's own user rules, with the
+    instruction in it); `opener` is what the user is asked before the agent spoke;
+    `last_usage` is what its latest reply cost.
+    """
 
     client: ChatClient
     instruction: str
     system_prompt: str | None = None
     opener: str | None = None
+    last_usage: dict[str, Any] | None = field(default=None, init=False)
+
+    @property
+    def prompt(self) -> str:
+        """The system message it is given."""
+        return self.system_prompt or USER_PROMPT.format(instruction=self.instruction)
 
     def respond(self, conversation: Sequence[ChatMessage]) -> str:
         # Roles flip: the simulated user sees the assistant's words as the other party's.
-        prompt = self.system_prompt or USER_PROMPT.format(instruction=self.instruction)
-        messages: list[dict[str, Any]] = [{"role": "system", "content": prompt}]
+        messages: list[dict[str, Any]] = [{"role": "system", "content": self.prompt}]
         for index, message in enumerate(conversation):
             sent_to_tools = index + 1 < len(conversation) and conversation[index + 1].role == "tool"
-            if message.role == "assistant" and not message.calls and not sent_to_tools:
+            if message.role == "assistant" and not message.calls and not message.tool_calls and not sent_to_tools:
                 messages.append({"role": "user", "content": message.content})
             elif message.role == "user":
                 messages.append({"role": "assistant", "content": message.content})
         if len(messages) == 1:
             messages.append({"role": "user", "content": self.opener or "Is there anything you need help with today?"})
-        return self.client.complete(messages).content or END
+        reply, self.last_usage = self.client.exchange(messages)
+        content = reply.content
+        return content if isinstance(content, str) and content else END
 
 
 def _text_turn(text: str, calls: str | None) -> Turn:
@@ -178,19 +265,17 @@ def _text_turn(text: str, calls: str | None) -> Turn:
     return Turn(calls=read.calls, raw=text) if read.calls else Turn(raw=text, call_text=calls)
 
 
-def _tool_call_turn(tool_calls: Sequence[Any]) -> Turn:
-    """The model's tool calls, read here when they can be; otherwise handed to the world as
-    JSON text, so the world's parser records why they cannot be (a `parse_error` the model sees)."""
-    calls: list[Call] = []
-    given: list[dict[str, Any]] = []
-    try:
-        for tool_call in tool_calls:
-            function = tool_call.function
-            name, arguments = function.name, function.arguments or ""
-            given.append({"name": name, "arguments": arguments})
-            if not isinstance(name, str) or not isinstance(arguments, str):
-                raise ParseError("a tool call needs a name and arguments as text")
-            calls.append(Call(name, decode_arguments(name, arguments)))
-    except (ParseError, AttributeError):
-        return Turn(call_text=json.dumps({"tool_calls": [{"function": g} for g in given]}, default=str))
-    return Turn(calls=tuple(calls))
+def _tool_calls(tool_calls: Sequence[Any]) -> tuple[ToolCall, ...]:
+    """The model's tool calls as sent: ids, names and argument text kept verbatim (the world reads
+    the arguments, and refuses, in place, each call it cannot read). A call without an id gets one
+    from its position; a name or arguments that are not text are kept as their JSON."""
+    calls = []
+    for index, tool_call in enumerate(tool_calls):
+        function = getattr(tool_call, "function", None)
+        name = getattr(function, "name", None)
+        arguments = getattr(function, "arguments", None)
+        call_id = getattr(tool_call, "id", None)
+        calls.append(ToolCall(call_id if isinstance(call_id, str) and call_id else f"call_{index}",
+                              name if isinstance(name, str) else json.dumps(name, default=str),
+                              arguments if isinstance(arguments, str) else json.dumps(arguments, default=str)))
+    return tuple(calls)

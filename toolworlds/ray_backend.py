@@ -72,11 +72,11 @@ class EpisodeWorker:
         self._worlds: dict[tuple[str, str], World] = {}
         self._gate = None if gate is None else GateLease(gate, name)
 
-    def run(self, task_set: str, task_id: str) -> Outcome:
+    def run(self, task_set: str, task_id: str, trial: int = 0) -> Outcome:
         mode, tasks = self._tasks[task_set]
         task = tasks[task_id]
         return run_one(task_set, task, self._spec, mode, start=lambda: self._prebuilt(task_set, task).fork(),
-                       gate=self._gate)
+                       gate=self._gate, trial=trial)
 
     def pid(self) -> int:
         return os.getpid()
@@ -252,7 +252,7 @@ class _Dispatch:
         # One CPU per worker, or an equal share of the cluster's when more workers than CPUs are asked for.
         self.worker_class = ray.remote(num_cpus=min(1.0, cpus / self.count), max_restarts=0)(EpisodeWorker)
         tasks: dict[str, tuple[str, dict[str, Any]]] = {}
-        for name, task, mode in self.pending:
+        for name, task, mode, _ in self.pending:
             tasks.setdefault(name, (mode, {}))[1][task.id] = task
         self.tasks = ray.put(tasks)
         self.spec = spec
@@ -283,8 +283,8 @@ class _Dispatch:
                 continue
             except Exception as exc:  # the outcome could not come back (lost object, serialisation)
                 self._forget(ready[0], slot)
-                name, task, _ = self.pending[index]
-                yield failed_outcome(name, task, f"worker: {failure_reason(exc)}")
+                name, task, _, trial = self.pending[index]
+                yield failed_outcome(name, task, f"worker: {failure_reason(exc)}", trial)
             else:
                 self._forget(ready[0], slot)
                 slot.finished += 1
@@ -310,9 +310,9 @@ class _Dispatch:
     def _fill(self, slot: _Slot) -> None:
         while self.todo and len(slot.in_flight) < IN_FLIGHT_PER_WORKER:
             index = self.todo.popleft()
-            name, task, _ = self.pending[index]
+            name, task, _, trial = self.pending[index]
             self.tries[index] += 1
-            ref = slot.actor.run.remote(name, task.id)
+            ref = slot.actor.run.remote(name, task.id, trial)
             slot.in_flight.append(ref)
             self.where[ref] = (slot, index)
 
@@ -351,9 +351,9 @@ class _Dispatch:
             if self.tries[index] < self.backend.attempts:
                 self.todo.appendleft(index)
             else:
-                name, task, _ = self.pending[index]
+                name, task, _, trial = self.pending[index]
                 yield failed_outcome(name, task, f"worker: the Ray worker running it died {self.tries[index]} "
-                                                 f"times; last: {reason}")
+                                                 f"times; last: {reason}", trial)
 
     def _replace(self, dead: _Slot) -> _Slot:
         self.ray.kill(dead.actor)  # a worker that is only unreachable must not come back to run episodes twice
@@ -366,5 +366,5 @@ class _Dispatch:
         self.where.clear()
         self.todo.clear()
         for index in sorted(set(indices)):
-            name, task, _ = self.pending[index]
-            yield failed_outcome(name, task, reason)
+            name, task, _, trial = self.pending[index]
+            yield failed_outcome(name, task, reason, trial)

@@ -15,24 +15,28 @@ plain text, and the run goes on. A failed episode counts as stored: `--resume` s
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import json
 import multiprocessing
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass, field
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from evaluators.task_score import episode_scorer
 from sandbox.limits import printable_text, redacted_copy
+from sandbox.schemas import openai_tools
 from sandbox.world import World
 
-from .agents import NoisyAgent, OracleAgent
+from .agents import ChatMessage, NoisyAgent, OracleAgent
+from .defects import run_defects
 from .episodes import failure_reason, run_episode
-from .llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT
-from .store import CallRow, EpisodeRow, RunStore, ScoreRow
+from .llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT, task_protocol
+from .store import CallRow, EpisodeRow, MessageRow, RunStore, ScoreRow
 
 # Held around each endpoint request (`with gate:`), shared by every worker of a run.
 Gate = AbstractContextManager[Any]
@@ -40,9 +44,16 @@ Gate = AbstractContextManager[Any]
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """How to build the agent for each episode (built inside the worker that runs it)."""
+    """How to build the agent for each episode (built inside the worker that runs it).
 
-    kind: str = "oracle"  # oracle | noisy | llm
+    `kind` is oracle, noisy, llm, or `package.module:Factory` for an agent of the user's own:
+    the factory is called with the task and returns an object with `act(conversation, tools)`.
+    `protocol` forces the LLM agent's protocol ("native" or "bracket"); empty means each task's
+    own (native unless the task says otherwise). The user simulator's model and endpoint
+    default to the agent's.
+    """
+
+    kind: str = "oracle"
     noise: float = 0.2
     seed: int = 0
     model: str = ""
@@ -51,6 +62,12 @@ class AgentSpec:
     user: str = "scripted"  # scripted | llm (multi-turn user simulator)
     timeout: float = DEFAULT_TIMEOUT  # seconds per endpoint request
     retries: int = DEFAULT_RETRIES  # further tries of a request that failed transiently
+    temperature: float | None = None
+    max_tokens: int | None = None
+    user_model: str = ""
+    user_base_url: str = ""
+    max_steps: int = 30
+    protocol: str = ""
     concurrency: int = 0  # endpoint requests in flight at once across all workers (0: one per worker)
 
     def describe(self) -> str:
@@ -64,30 +81,135 @@ class AgentSpec:
     def uses_endpoint(self) -> bool:
         return self.kind == "llm" or self.user == "llm"
 
-    def build(self, task: Any, gate: Gate | None = None) -> Any:
+    def build(self, task: Any, gate: Gate | None = None, trial: int = 0) -> Any:
         if self.kind == "oracle":
             return OracleAgent(task)
         if self.kind == "noisy":
-            return NoisyAgent(task, noise=self.noise, seed=self.seed)
+            return NoisyAgent(task, noise=self.noise, seed=self.seed, trial=trial)
         if self.kind == "llm":
-            from .llm import LLMAgent
+            from .llm import ChatClient, LLMAgent
 
-            return LLMAgent.for_task(self.client(gate), task)
-        raise ValueError(f"unknown agent {self.kind!r}; use oracle, noisy or llm")
+            client = ChatClient(self.base_url, self.model, timeout=self.timeout, retries=self.retries,
+                                temperature=self.temperature, max_tokens=self.max_tokens, gate=gate)
+            return LLMAgent.for_task(client, task, self.protocol or None)
+        if ":" in self.kind:
+            return load_factory(self.kind)(task)
+        raise ValueError(f"unknown agent {self.kind!r}; use oracle, noisy, llm or package.module:Factory")
 
     def build_user(self, task: Any, gate: Gate | None = None) -> Any:
+        """`gate` is held around every request: the run's limit on requests in flight to the endpoint."""
         if self.user == "llm":
-            from .llm import LLMUser
+            from .llm import ChatClient, LLMUser
 
-            return LLMUser(self.client(gate), task.question, getattr(task, "user_prompt", None),
+            client = ChatClient(self.user_base_url or self.base_url, self.user_model or self.model,
+                                timeout=self.timeout, retries=self.retries, temperature=self.temperature,
+                                max_tokens=self.max_tokens, gate=gate)
+            return LLMUser(client, task.question, getattr(task, "user_prompt", None),
                            getattr(task, "user_opener", None))
         return None  # the episode's default: a scripted user
 
-    def client(self, gate: Gate | None = None) -> Any:
-        """`gate` is held around every request: the run's limit on requests in flight to the endpoint."""
-        from .llm import ChatClient
 
-        return ChatClient(self.base_url, self.model, timeout=self.timeout, retries=self.retries, gate=gate)
+def load_factory(path: str) -> Callable[[Any], Any]:
+    """The agent factory named `package.module:Name` (a class or function taking the task);
+    `ValueError` saying what is wrong with the name."""
+    module_name, _, attribute = path.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"an agent factory is named package.module:Factory, not {path!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"cannot import {module_name!r} for --agent {path}: {exc}") from None
+    factory: Any = module
+    for part in attribute.split("."):
+        factory = getattr(factory, part, None)
+        if factory is None:
+            raise ValueError(f"{module_name} has no {attribute!r} for --agent {path}")
+    if not callable(factory):
+        raise ValueError(f"--agent {path}: {attribute} is not callable")
+    return factory
+
+
+# The settings that make a run what it is: resuming with any of them different would mix two
+# configurations in one run. Timeouts, retries, workers and pauses only change how it runs.
+CHECKED = ("kind", "model", "base_url", "user", "user_model", "user_base_url", "seed", "noise", "temperature",
+           "max_tokens", "max_steps", "protocol", "task_sets", "query", "trials")
+_DEFAULTS: Mapping[str, Any] = MappingProxyType({
+    "user_model": "", "user_base_url": "", "temperature": None, "max_tokens": None, "max_steps": 30, "protocol": "",
+    "query": None, "trials": 1})
+
+
+class ConfigMismatch(ValueError):
+    """A resume whose configuration differs from the stored run's; the message lists each difference."""
+
+    def __init__(self, run_id: str, differences: list[str]) -> None:
+        self.differences = differences
+        super().__init__(f"run {run_id!r} was made with another configuration: " + "; ".join(differences))
+
+
+def run_config(spec: AgentSpec, task_sets: Sequence[TaskSet], query: Mapping[str, Any] | None = None,
+               trials: int = 1) -> dict[str, Any]:
+    """The configuration stored with a run: the agent's settings, the task sets and the task filter,
+    the trials, and each task set's protocols as its tasks ask for them (or as forced)."""
+    protocols = {s.name: sorted({spec.protocol or task_protocol(t) for t in s.tasks}) for s in task_sets}
+    return {**asdict(spec), "task_sets": [s.name for s in task_sets], "query": _plain(dict(query)) if query else None,
+            "trials": trials, "protocols": protocols if spec.kind == "llm" else {}}
+
+
+def config_differences(stored: Mapping[str, Any], given: Mapping[str, Any]) -> list[str]:
+    """Each checked setting whose stored value differs from the given one, as "name: stored X, given Y".
+
+    The task filter's `limit` is not checked: a larger (or smaller) sample of the same tasks, run
+    the same way, grows a run without mixing configurations (`open_run` records the change).
+    """
+    differences = []
+    for key in CHECKED:
+        before = _plain(stored.get(key, _DEFAULTS.get(key)))
+        after = _plain(given.get(key, _DEFAULTS.get(key)))
+        if key == "query":
+            before, after = _without_limit(before), _without_limit(after)
+            if not before and not after:
+                continue
+        if before != after:
+            differences.append(f"{key}: stored {json.dumps(before, sort_keys=True)}, "
+                               f"given {json.dumps(after, sort_keys=True)}")
+    return differences
+
+
+def _without_limit(query: Any) -> Any:
+    if not isinstance(query, dict):
+        return query
+    rest = {key: value for key, value in query.items() if key != "limit"}
+    return rest if any(value not in (None, [], "") for value in rest.values()) else None
+
+
+def _plain(value: Any) -> Any:
+    """The value as stored JSON reads back (tuples as lists, paths as text), so both sides compare alike."""
+    return json.loads(json.dumps(value, sort_keys=True, default=str))
+
+
+def open_run(store: RunStore, run_id: str, config: dict[str, Any], *, agent: str, force: bool = False) -> None:
+    """Start a run, or continue the stored one if its configuration is the same. A different one is
+    refused (`ConfigMismatch`) unless `force`, in which case the difference is recorded in the run's
+    configuration under "forced" (when, and what differed), so a report can say so."""
+    stored = store.run(run_id)
+    if stored is None:
+        store.start_run(run_id, agent, config)
+        return
+    previous = json.loads(stored.config or "{}")
+    differences = config_differences(previous, config)
+    limits = [(previous.get("query") or {}).get("limit"), (config.get("query") or {}).get("limit")]
+    if not differences and limits[0] != limits[1]:  # the same run over a new sample size: say so, go on
+        resized = [*previous.get("limits", []), {"at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                                                 "limit": limits}]
+        store.set_config(run_id, {**previous, "query": config.get("query"), "limits": resized})
+        return
+    if not differences:
+        return
+    if not force:
+        raise ConfigMismatch(run_id, differences)
+    forced = [*previous.get("forced", []), {"at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                                            "differences": differences}]
+    store.set_config(run_id, {**previous, "forced": forced})
 
 
 @dataclass
@@ -110,26 +232,29 @@ class Outcome:
 
     episode: dict[str, Any]
     calls: list[dict[str, Any]]
+    messages: list[dict[str, Any]] = field(default_factory=list)
 
 
 def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact", *,
-            start: Callable[[], World] | None = None, gate: Gate | None = None) -> Outcome:
+            start: Callable[[], World] | None = None, gate: Gate | None = None, trial: int = 0) -> Outcome:
     """Run and score one task (top level, so process pools can call it). Never raises: a
     failure anywhere is the outcome's `error`.
 
     `start` gives the episode's world (a fork of one built earlier), else the task builds a
-    fresh one; `gate` limits the requests in flight to the agent's endpoint.
+    fresh one; `gate` limits the requests in flight to the agent's endpoint; `trial` is which
+    of the task's repeated runs this is.
     """
     try:
-        return _run_and_score(task_set, task, spec, mode, start, gate)
+        return _run_and_score(task_set, task, spec, mode, start, gate, trial)
     except Exception as exc:
-        return failed_outcome(task_set, task, f"run: {failure_reason(exc)}")
+        return failed_outcome(task_set, task, f"run: {failure_reason(exc)}", trial)
 
 
 def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: Callable[[], World] | None,
-                   gate: Gate | None) -> Outcome:
-    agent = spec.build(task, gate)
-    world, episode = run_episode(task, agent, user=spec.build_user(task, gate), world=start() if start else None)
+                   gate: Gate | None, trial: int) -> Outcome:
+    agent = spec.build(task, gate, trial)
+    world, episode = run_episode(task, agent, user=spec.build_user(task, gate), world=start() if start else None,
+                                 max_steps=spec.max_steps)
     if spec.pause:
         time.sleep(spec.pause)
     family = task_set.split("/", 1)[0]  # a task set is named "<family>/<lang>"
@@ -140,8 +265,9 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: 
         "state_fraction": score.state_fraction, "process": score.process,
         "steps": episode.steps, "calls": len(episode.records), "errors": sum(errors.values()),
         "error_types": json.dumps(dict(sorted(errors.items()))), "finished": episode.finished,
-        "stop_reason": episode.stop_reason, "diff": score.diff.to_json(), "error": episode.error,
+        "stop_reason": episode.stop_reason, "diff": score.diff.to_json(), "error": episode.error, "trial": trial,
         "result_record": _result_record(task, world, episode.process),
+        "tools": _stored_json(openai_tools(task.functions)),
     }
     calls = [
         {"seq": r.seq, "tool": None if r.tool is None else printable_text(r.tool),
@@ -150,7 +276,7 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: 
          "error_message": None if r.error is None else printable_text(r.error.message)}
         for r in episode.records
     ]
-    return Outcome(row, calls)
+    return Outcome(row, calls, transcript_rows(episode.transcript))
 
 
 def _result_record(task: Any, world: Any, process: list[str]) -> str | None:
@@ -159,13 +285,36 @@ def _result_record(task: Any, world: Any, process: list[str]) -> str | None:
     return None if record is None else _stored_json(record(world, list(process)))
 
 
-def failed_outcome(task_set: str, task: Any, reason: str) -> Outcome:
+def transcript_rows(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
+    """An episode's messages as the store's rows (plain data, text any database can hold)."""
+    rows = []
+    for seq, message in enumerate(messages):
+        usage = message.usage or {}
+        if message.tool_calls:
+            tool_calls: str | None = _stored_json([{"id": c.id, "name": c.name, "arguments": c.arguments}
+                                                   for c in message.tool_calls])
+        elif message.calls:
+            tool_calls = _stored_json([{"id": None, "name": c.name, "arguments": c.arguments} for c in message.calls])
+        else:
+            tool_calls = None
+        rows.append({
+            "seq": seq, "role": message.role, "source": message.source or message.role,
+            "content": printable_text(message.content if isinstance(message.content, str) else str(message.content)),
+            "tool_calls": tool_calls,
+            "call_text": None if message.call_text is None else printable_text(message.call_text),
+            "tool_call_id": message.tool_call_id, "prompt_tokens": usage.get("prompt_tokens"),
+            "completion_tokens": usage.get("completion_tokens"), "latency_ms": usage.get("latency_ms"),
+        })
+    return rows
+
+
+def failed_outcome(task_set: str, task: Any, reason: str, trial: int = 0) -> Outcome:
     """The stored form of an episode that could not be run or scored at all."""
     row = {
         "task_set": task_set, "task_id": str(getattr(task, "id", "?")), "category": str(getattr(task, "category", "?")),
         "success": False, "state_fraction": 0.0, "process": 0.0, "steps": 0, "calls": 0, "errors": 0,
         "error_types": "{}", "finished": False, "stop_reason": "run failed", "diff": "[]",
-        "error": printable_text(reason),
+        "error": printable_text(reason), "trial": trial,
     }
     return Outcome(row, [])
 
@@ -179,17 +328,18 @@ def _stored_json(value: Any) -> str:
     return printable_text(text)
 
 
-def pending_tasks(store: RunStore, run_id: str, task_sets: Sequence[TaskSet], *, retry_failed: bool = False
-                  ) -> list[tuple[str, Any, str]]:
-    """(task set, task, end-state mode) of every task the run still has to do: not stored yet,
-    or stored as failed when `retry_failed`."""
+Pending = tuple[str, Any, str, int]  # (task set name, task, end-state mode, trial) of one episode to run
+
+
+def pending_tasks(store: RunStore, run_id: str, task_sets: Sequence[TaskSet], *, retry_failed: bool = False,
+                  trials: int = 1) -> list[Pending]:
+    """(task set, task, end-state mode, trial) of every episode the run still has to do: not stored
+    yet, or stored as failed when `retry_failed`."""
     done = store.finished(run_id)
     if retry_failed:
         done -= store.failed(run_id)
-    return [(s.name, task, s.end_state_mode) for s in task_sets for task in s.tasks if (s.name, task.id) not in done]
-
-
-Pending = tuple[str, Any, str]  # (task set name, task, end-state mode) of one episode to run
+    return [(s.name, task, s.end_state_mode, trial) for s in task_sets for task in s.tasks
+            for trial in range(trials) if (s.name, task.id, trial) not in done]
 
 
 class BackendError(RuntimeError):
@@ -211,18 +361,19 @@ class ProcessBackend:
 
     def outcomes(self, pending: Sequence[Pending], spec: AgentSpec) -> Iterator[Outcome]:
         if self.workers <= 1:
-            for name, task, mode in pending:
-                yield run_one(name, task, spec, mode)
+            for name, task, mode, trial in pending:
+                yield run_one(name, task, spec, mode, trial=trial)
             return
         with ProcessPoolExecutor(max_workers=self.workers) as pool, _process_gate(spec, self.workers) as gate:
-            futures: dict[Future[Outcome], tuple[str, Any]] = {
-                pool.submit(run_one, name, task, spec, mode, gate=gate): (name, task) for name, task, mode in pending}
+            futures: dict[Future[Outcome], tuple[str, Any, int]] = {
+                pool.submit(run_one, name, task, spec, mode, gate=gate, trial=trial): (name, task, trial)
+                for name, task, mode, trial in pending}
             for future in as_completed(futures):
                 try:
                     yield future.result()
                 except Exception as exc:  # the worker died, or the task could not be sent to it
-                    name, task = futures[future]
-                    yield failed_outcome(name, task, f"worker: {failure_reason(exc)}")
+                    name, task, trial = futures[future]
+                    yield failed_outcome(name, task, f"worker: {failure_reason(exc)}", trial)
 
 
 @contextmanager
@@ -245,23 +396,38 @@ def execute_run(
     backend: Backend | None = None,
     retry_failed: bool = False,
     on_done: Callable[[Outcome], None] | None = None,
+    trials: int = 1,
+    query: Mapping[str, Any] | None = None,
+    force: bool = False,
 ) -> list[EpisodeRow]:
-    """Run every task not yet stored for `run_id` (and, with `retry_failed`, every one stored
-    as failed) on `backend` (default: `workers` processes here); returns all of the run's episodes."""
-    store.start_run(run_id, spec.describe(), {"task_sets": [s.name for s in task_sets], **asdict(spec)})
-    pending = pending_tasks(store, run_id, task_sets, retry_failed=retry_failed)
+    """Run every episode not yet stored for `run_id` (`trials` per task; with `retry_failed`, also
+    every one stored as failed) on `backend` (default: `workers` processes here); returns all of the
+    run's episodes. Continuing a stored run with another configuration raises `ConfigMismatch`
+    unless `force` (see `open_run`)."""
+    if trials > 1 and store.one_trial_per_task:
+        raise ValueError("this run store was made before repeated trials: its episodes table holds one trial per "
+                         "task; use a new database for --trials above 1")
+    open_run(store, run_id, run_config(spec, task_sets, query, trials), agent=spec.describe(), force=force)
+    pending = pending_tasks(store, run_id, task_sets, retry_failed=retry_failed, trials=trials)
     for outcome in (backend or ProcessBackend(workers)).outcomes(pending, spec):
         episode = EpisodeRow(run_id=run_id, finished_at=dt.datetime.now(dt.timezone.utc), **outcome.episode)
-        store.save_episode(episode, [CallRow(episode_id=0, **call) for call in outcome.calls])
+        store.save_episode(episode, [CallRow(episode_id=0, **call) for call in outcome.calls],
+                           [MessageRow(episode_id=0, **message) for message in outcome.messages])
         if on_done is not None:
             on_done(outcome)
     episodes = store.episodes(run_id)
-    store.save_scores(run_id, summarize_run(run_id, episodes))
+    store.save_scores(run_id, summarize_run(run_id, episodes, run_defects(store, run_id)))
     return episodes
 
 
-def summarize_run(run_id: str, episodes: Iterable[EpisodeRow]) -> list[ScoreRow]:
-    """Per task set and category, and overall: end-to-end accuracy, process accuracy, steps, errors."""
+def summarize_run(run_id: str, episodes: Iterable[EpisodeRow],
+                  defects: Mapping[str, Sequence[str] | None] | None = None) -> list[ScoreRow]:
+    """Per task set and category, and overall: end-to-end accuracy, process accuracy, steps, errors.
+
+    With the task sets' known-defective tasks (`toolworlds.defects`), also the end-to-end
+    accuracy over the other tasks ("end_to_end_clean") and how many episodes were left out.
+    """
+    flawed = {(name, task_id) for name, ids in (defects or {}).items() for task_id in ids or ()}
     groups: dict[tuple[str, str], list[EpisodeRow]] = {}
     for episode in episodes:
         groups.setdefault((episode.task_set, episode.category), []).append(episode)
@@ -277,6 +443,10 @@ def summarize_run(run_id: str, episodes: Iterable[EpisodeRow]) -> list[ScoreRow]
             "call_errors": sum(e.errors for e in members),
             "failed": sum(e.error is not None for e in members),
         }
+        if defects:
+            clean = [e for e in members if (e.task_set, e.task_id) not in flawed]
+            metrics["defective"] = n - len(clean)
+            metrics["end_to_end_clean"] = round(sum(e.success for e in clean) / len(clean), 3) if clean else 0.0
         rows.extend(ScoreRow(run_id=run_id, task_set=task_set, category=category, metric=metric, value=value)
                     for metric, value in metrics.items())
     return rows

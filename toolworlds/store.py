@@ -5,9 +5,14 @@ episode is written in one transaction together with its calls, so a run killed a
 moment keeps every episode it finished and loses only the one in flight; `--resume`
 skips what is already stored, failed episodes included (`--retry-failed` runs those again,
 replacing each in one transaction, so a crash mid-retry still keeps the failure on record).
+SQLite files use the write-ahead log (`-wal` and `-shm` files sit beside the database while
+it is open) and an episode's calls go in as one statement: storing an episode costs less
+than running it (bench/store.py).
 
-Databases written by an older toolworlds lack columns added since (such as `episodes.error`);
-opening one adds each missing column, all of them nullable, so old runs keep working.
+Databases written by an older toolworlds lack columns and tables added since (such as
+`episodes.error`, `episodes.trial`, the `messages` of transcripts); opening one adds each
+missing column, all of them nullable, and each missing table, so old runs keep working. Such a
+database's unique key of episodes has no trial: it holds one trial per task (`--trials 1`).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import UniqueConstraint, inspect, text
+from sqlalchemy import UniqueConstraint, event, func, insert, inspect, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.schema import CreateColumn
 from sqlmodel import Field, Session, SQLModel, col, create_engine, delete, select
@@ -36,7 +41,7 @@ class RunRow(SQLModel, table=True):
 
 class EpisodeRow(SQLModel, table=True):
     __tablename__ = "episodes"
-    __table_args__ = (UniqueConstraint("run_id", "task_set", "task_id"),)
+    __table_args__ = (UniqueConstraint("run_id", "task_set", "task_id", "trial"),)
 
     id: int | None = Field(default=None, primary_key=True)
     run_id: str = Field(foreign_key="runs.run_id", index=True)
@@ -59,6 +64,11 @@ class EpisodeRow(SQLModel, table=True):
     error: str | None = None
     # The episode's line of its benchmark's own result file (JSON), for tasks that write one.
     result_record: str | None = None
+    # The tools the agent was given, as OpenAI tool schemas (JSON), for exports; NULL in older databases.
+    tools: str | None = None
+    # Which of the run's repeated trials of the task this is (0 for the first; NULL in older databases,
+    # whose unique key has no trial: such a database holds one trial per task).
+    trial: int | None = 0
 
 
 class CallRow(SQLModel, table=True):
@@ -72,6 +82,32 @@ class CallRow(SQLModel, table=True):
     result: str
     error_type: str | None = None
     error_message: str | None = None
+
+
+class MessageRow(SQLModel, table=True):
+    """One message of an episode's transcript, in the order it was said.
+
+    `source` says who wrote it: "agent" (its system prompt and replies), "task" (the
+    instruction of a single-turn task), "user" (the user simulator, its prompt included) or
+    "world" (tool results). An assistant message's `tool_calls` are JSON
+    `[{"id", "name", "arguments"}]`; when the world read the calls from text instead,
+    `call_text` is that text, so replaying the transcript feeds the world the same input.
+    """
+
+    __tablename__ = "messages"
+
+    id: int | None = Field(default=None, primary_key=True)
+    episode_id: int = Field(foreign_key="episodes.id", index=True)
+    seq: int
+    role: str  # system | user | assistant | tool
+    source: str
+    content: str = ""
+    tool_calls: str | None = None
+    call_text: str | None = None
+    tool_call_id: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_ms: float | None = None
 
 
 class ScoreRow(SQLModel, table=True):
@@ -91,8 +127,11 @@ class RunStore:
     def __init__(self, url: str = DEFAULT_URL) -> None:
         self.url = url
         self.engine: Engine = create_engine(url)
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
         SQLModel.metadata.create_all(self.engine)
         add_missing_columns(self.engine)
+        self.one_trial_per_task = not _trial_in_unique_key(self.engine)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -121,35 +160,50 @@ class RunStore:
         with Session(self.engine) as session:
             return list(session.exec(select(RunRow).order_by(col(RunRow.created_at))).all())
 
-    def finished(self, run_id: str) -> set[tuple[str, str]]:
-        """(task set, task id) of the episodes already stored for a run."""
+    def set_config(self, run_id: str, config: dict[str, Any]) -> None:
+        """Replace a run's stored configuration (a forced resume records itself there)."""
         with Session(self.engine) as session:
-            rows = session.exec(select(EpisodeRow.task_set, EpisodeRow.task_id).where(EpisodeRow.run_id == run_id))
-            return {(task_set, task_id) for task_set, task_id in rows.all()}
+            row = session.get(RunRow, run_id)
+            if row is None:
+                raise KeyError(f"no run {run_id!r}")
+            row.config = json.dumps(config, sort_keys=True)
+            session.add(row)
+            session.commit()
 
-    def failed(self, run_id: str) -> set[tuple[str, str]]:
-        """(task set, task id) of the run's stored episodes that failed."""
+    def finished(self, run_id: str) -> set[tuple[str, str, int]]:
+        """(task set, task id, trial) of the episodes already stored for a run."""
         with Session(self.engine) as session:
-            rows = session.exec(select(EpisodeRow.task_set, EpisodeRow.task_id)
+            rows = session.exec(select(EpisodeRow.task_set, EpisodeRow.task_id, _trial())
+                                .where(EpisodeRow.run_id == run_id))
+            return {(task_set, task_id, trial) for task_set, task_id, trial in rows.all()}
+
+    def failed(self, run_id: str) -> set[tuple[str, str, int]]:
+        """(task set, task id, trial) of the run's stored episodes that failed."""
+        with Session(self.engine) as session:
+            rows = session.exec(select(EpisodeRow.task_set, EpisodeRow.task_id, _trial())
                                 .where(EpisodeRow.run_id == run_id, col(EpisodeRow.error).is_not(None)))
-            return {(task_set, task_id) for task_set, task_id in rows.all()}
+            return {(task_set, task_id, trial) for task_set, task_id, trial in rows.all()}
 
-    def save_episode(self, episode: EpisodeRow, calls: Iterable[CallRow]) -> None:
-        """Write an episode and its calls in one transaction, replacing a stored episode of the same
-        task (a failed one being retried) in that same transaction."""
+    def save_episode(self, episode: EpisodeRow, calls: Iterable[CallRow], messages: Iterable[MessageRow] = ()
+                     ) -> None:
+        """Write an episode with its calls and transcript in one transaction, replacing a stored
+        episode of the same task and trial (a failed one being retried) in that same transaction."""
         with Session(self.engine) as session:
             old = session.exec(select(EpisodeRow.id).where(
                 EpisodeRow.run_id == episode.run_id, EpisodeRow.task_set == episode.task_set,
-                EpisodeRow.task_id == episode.task_id)).all()
+                EpisodeRow.task_id == episode.task_id, _trial() == (episode.trial or 0))).all()
             if old:
                 session.exec(delete(CallRow).where(col(CallRow.episode_id).in_(old)))
+                session.exec(delete(MessageRow).where(col(MessageRow.episode_id).in_(old)))
                 session.exec(delete(EpisodeRow).where(col(EpisodeRow.id).in_(old)))
                 session.flush()
             session.add(episode)
             session.flush()
-            for call in calls:
-                call.episode_id = episode.id  # type: ignore[assignment]
-                session.add(call)
+            # One executemany per table, without a unit-of-work entry per row.
+            for model, rows in ((CallRow, calls), (MessageRow, messages)):
+                values = [{**row.model_dump(exclude={"id"}), "episode_id": episode.id} for row in rows]
+                if values:
+                    session.execute(insert(model), values)
             session.commit()
 
     def episodes(self, run_id: str) -> list[EpisodeRow]:
@@ -157,9 +211,19 @@ class RunStore:
             query = select(EpisodeRow).where(EpisodeRow.run_id == run_id).order_by(EpisodeRow.id)
             return list(session.exec(query).all())
 
+    def episode(self, episode_id: int) -> EpisodeRow | None:
+        with Session(self.engine) as session:
+            return session.get(EpisodeRow, episode_id)
+
     def calls(self, episode_id: int) -> list[CallRow]:
         with Session(self.engine) as session:
             query = select(CallRow).where(CallRow.episode_id == episode_id).order_by(CallRow.seq)
+            return list(session.exec(query).all())
+
+    def messages(self, episode_id: int) -> list[MessageRow]:
+        """An episode's transcript in order (empty for episodes stored before transcripts were)."""
+        with Session(self.engine) as session:
+            query = select(MessageRow).where(MessageRow.episode_id == episode_id).order_by(MessageRow.seq)
             return list(session.exec(query).all())
 
     def save_scores(self, run_id: str, scores: Sequence[ScoreRow]) -> None:
@@ -173,6 +237,32 @@ class RunStore:
     def scores(self, run_id: str) -> list[ScoreRow]:
         with Session(self.engine) as session:
             return list(session.exec(select(ScoreRow).where(ScoreRow.run_id == run_id)).all())
+
+
+def _sqlite_pragmas(connection: Any, _record: Any) -> None:
+    """Write-ahead log, synced at checkpoints rather than at every commit.
+
+    A commit in WAL mode is one append to the log; with synchronous=NORMAL it is durable
+    against the process dying (kill -9 included: the log is in the OS's hands the moment the
+    commit returns) and may lose only the last commits to a power cut or kernel crash, never
+    corrupting the file. Readers (`toolworlds show`, reports) no longer block the writer.
+    """
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def _trial_in_unique_key(engine: Engine) -> bool:
+    """Whether the episodes table's unique key includes the trial (databases from before trials lack it,
+    and can then hold only one trial of each task)."""
+    keys = inspect(engine).get_unique_constraints("episodes")
+    return any("trial" in key["column_names"] for key in keys)
+
+
+def _trial() -> Any:
+    """An episode's trial, 0 where an older database left it empty."""
+    return func.coalesce(EpisodeRow.trial, 0)
 
 
 def add_missing_columns(engine: Engine) -> list[str]:

@@ -1,0 +1,147 @@
+"""The bracket-syntax fast path reads exactly what the full `ast` path reads, or declines.
+
+Generated call texts (well-formed ones in many spellings, and near-misses made by editing
+them one character at a time) go through both paths: whenever the fast path gives calls,
+the full path gives the same calls with the same value types; whenever the full path
+refuses, the fast path declines, so the error the agent sees is the full path's own.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sandbox import Call, ParseError, parse_message
+from sandbox.limits import InputLimits
+from sandbox.parsing import _ast_brackets, _fast_brackets
+
+SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+NAMES = st.sampled_from(["f", "get_user", "a.b", "Tool_2", "if", "True", "null", "__debug__", "match", "x" * 130])
+KEYS = st.sampled_from(["a", "name", "b2", "_x", "class", "None", "true", "__debug__", "type"])
+GAPS = st.sampled_from(["", "", " ", "  ", "\n", "\t", "\r\n"])
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]) | st.sampled_from("'\"\\\n\t"), max_size=8)
+SCALARS = (TEXT | st.integers(-(10**20), 10**20) | st.floats(allow_nan=False) | st.booleans() | st.none()
+           | st.sampled_from([0, -0.0, 10**70, 1e300]))
+VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)
+                      | st.dictionaries(TEXT | st.integers(-9, 9), inner, max_size=3), max_leaves=8)
+# Characters that turn a well-formed call into something else: each edit is a near-miss.
+EDITS = st.sampled_from([*"'\"\\()[]{},:=.-+0123456789eE_ \n\t#x", "True", "\x00", "\x0c", "\ud800", "é"])
+
+
+@st.composite
+def literal(draw: st.DrawFn, value: Any) -> str:
+    """One of the spellings Python accepts for `value` (and that models write)."""
+    gap = draw(GAPS)
+    if isinstance(value, bool) or value is None:
+        words = {True: ["True", "true"], False: ["False", "false"], None: ["None", "null"]}[value]
+        return draw(st.sampled_from(words))
+    if isinstance(value, (int, float)):
+        text = repr(value)
+        if math.isinf(value):
+            text = "1e999" if value > 0 else "-1e999"
+        return draw(st.sampled_from([text, "+" + text])) if not text.startswith("-") else text
+    if isinstance(value, str):
+        quoted = repr(value)
+        if "'" not in value and "\\" not in value and draw(st.booleans()):
+            quoted = "'" + value.replace("\n", "\\n").replace("\t", "\\t") + "'"
+        return quoted
+    if isinstance(value, list):
+        items = [draw(literal(item)) for item in value]
+        trailing = "," if items and draw(st.booleans()) else ""
+        return "[" + gap + ("," + draw(GAPS)).join(items) + trailing + "]"
+    pairs = [f"{draw(literal(key))}{draw(GAPS)}:{draw(GAPS)}{draw(literal(item))}" for key, item in value.items()]
+    return "{" + gap + ", ".join(pairs) + "}"
+
+
+@st.composite
+def call_texts(draw: st.DrawFn) -> str:
+    calls = []
+    for _ in range(draw(st.integers(0, 3))):
+        arguments = [f"{draw(KEYS)}{draw(GAPS)}={draw(GAPS)}{draw(literal(draw(VALUES)))}"
+                     for _ in range(draw(st.integers(0, 3)))]
+        calls.append(f"{draw(NAMES)}{draw(GAPS)}({draw(GAPS)}{(',' + draw(GAPS)).join(arguments)}{draw(GAPS)})")
+    if len(calls) == 1 and draw(st.booleans()):
+        return calls[0]
+    return "[" + draw(GAPS) + ", ".join(calls) + draw(st.sampled_from(["", ","])) + draw(GAPS) + "]"
+
+
+@st.composite
+def near_misses(draw: st.DrawFn) -> str:
+    text = draw(call_texts())
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(st.integers(0, len(text)))
+        cut = draw(st.integers(0, 1))
+        text = text[:at] + draw(EDITS) + text[at + cut:]
+    return text
+
+
+LIMITS = st.sampled_from([InputLimits(), InputLimits(max_depth=1), InputLimits(max_depth=2), InputLimits(max_calls=1),
+                          InputLimits(max_int_digits=3), InputLimits(max_name_chars=3)])
+
+
+def typed(value: Any) -> Any:
+    """`value` with every type spelled out, so True is not 1, 1.0 is not 1 and -0.0 is not 0.0."""
+    if isinstance(value, dict):
+        return ("dict", [(typed(k), typed(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return ("list", [typed(item) for item in value])
+    return (type(value).__name__, repr(value))
+
+
+def full_outcome(text: str, limits: InputLimits) -> Any:
+    try:
+        return [(call.name, typed(call.arguments)) for call in _ast_brackets(text, limits)]
+    except ParseError as error:
+        return ("error", str(error))
+    except Exception as error:  # parse_message turns these into a ParseError too
+        return ("error", type(error).__name__)
+
+
+def check_same(text: str, limits: InputLimits) -> bool:
+    """True when the fast path read `text`; it then read it as the full path does."""
+    fast = _fast_brackets(text, limits)
+    if fast is None:
+        return False
+    assert [(call.name, typed(call.arguments)) for call in fast] == full_outcome(text, limits), text
+    return True
+
+
+@SETTINGS
+@given(call_texts(), LIMITS)
+def test_fast_path_reads_well_formed_calls_as_the_full_path_does(text: str, limits: InputLimits) -> None:
+    check_same(text, limits)
+
+
+@SETTINGS
+@given(near_misses(), LIMITS)
+def test_fast_path_declines_what_the_full_path_refuses(text: str, limits: InputLimits) -> None:
+    check_same(text, limits)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(list("f(a=1,'x\"\\)[]{}: .-+e\n")) , max_size=30))
+def test_fast_path_on_arbitrary_syntax_characters(text: str) -> None:
+    check_same(text.strip(), InputLimits())
+
+
+def test_common_shapes_take_the_fast_path() -> None:
+    """The shapes agents send most (ACEBench gold calls among them) never reach `ast.parse`."""
+    for text in ["[login_food_platform(username='Eve', password='password123')]", "[turn_on_wifi()]",
+                 "[add_food_delivery_order(username='Jack', merchant_name='Jiutian BBQ', "
+                 "items=[{'product': 'Grilled Pork Belly', 'quantity': 1}])]",
+                 "get_weather(city=\"Paris\", days=-3, metric=true, ratio=0.5, note=None)",
+                 "[send(to='Bob', text='It\\'s 5\\n'), a.b(x=[1, 2.5, [False]], y={1: 'one'},)]"]:
+        assert check_same(text, InputLimits()), text
+    assert parse_message("[f(a='x', b=[1, {'k': None}])]").calls == [Call("f", {"a": "x", "b": [1, {"k": None}]})]
+
+
+def test_fast_path_leaves_bounds_and_odd_spellings_to_the_full_path() -> None:
+    limits = InputLimits(max_calls=1, max_int_digits=2, max_name_chars=4, max_depth=2)
+    for text in ["[f(), g()]", "[f(a=100)]", "[tool_name()]", "[f(a=[[1]])]", "[f(a=1, a=2)]", "[f(class=1)]",
+                 "[f(a=01)]", "[f(a=1_0)]", "[f(a='\\d')]", "[f(a=u'x')]", "[f(a='x' 'y')]", "[f(1)]", "[f(a=(1,))]",
+                 "[f(a=-True)]", "[f(**a)]", "f(), g()", "[f()][0]", "[f(a=1e5)]", "[f(a='\x00')]", "[f(a={[1]: 2})]"]:
+        assert _fast_brackets(text, limits) is None, text

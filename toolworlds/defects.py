@@ -1,0 +1,54 @@
+"""The tasks a benchmark's own data gets wrong, so scores can be read with and without them.
+
+A family's gold replay (`WorldFamily.replay`, what `toolworlds doctor` reports) runs every
+task's gold path in a fresh world; a row that does not reproduce its ground truth is a task
+no agent can be scored fairly on (ACEBench en: 9 of its 50 agent tasks). Found through the
+family contract only, and kept with the run (per task set, so per data folder and language),
+so a report never replays again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from scenarios.registry import family
+
+from .store import RunStore
+
+
+def known_defects(family_name: str, lang: str, data: Path | None) -> list[str] | None:
+    """Ids of the family's tasks whose gold path does not reproduce, for this data and language;
+    [] when every one does, None when the family has no replay or its data cannot be replayed here."""
+    try:
+        entry = family(family_name)
+        if entry.replay is None or lang not in entry.languages:
+            return None
+        report = entry.replay(entry.data_source(data), lang, {})
+    except Exception:  # no data here, or data the replay cannot read: defects unknown, not "none"
+        return None
+    if len(report.records) != len(report.ok):  # records not one per row (API-Bank's are per call): no task ids
+        return None
+    return sorted({str(record["id"]) for record, ok in zip(report.records, report.ok, strict=True)
+                   if not ok and isinstance(record, Mapping) and "id" in record})
+
+
+def run_defects(store: RunStore, run_id: str, task_sets: Iterable[str] | None = None) -> dict[str, list[str] | None]:
+    """The known-defective task ids of each of the run's task sets, replayed once and then read from
+    the run's stored configuration ("defects")."""
+    run = store.run(run_id)
+    if run is None:
+        raise KeyError(f"no run {run_id!r}")
+    config: dict[str, Any] = json.loads(run.config or "{}")
+    names = list(task_sets) if task_sets is not None else list(config.get("task_sets", []))
+    cached: dict[str, list[str] | None] = dict(config.get("defects") or {})
+    missing = [name for name in names if name not in cached and "/" in name]
+    if missing:
+        data = (config.get("query") or {}).get("data")
+        for name in missing:
+            family_name, lang = name.split("/", 1)
+            cached[name] = known_defects(family_name, lang, Path(data) if data else None)
+        store.set_config(run_id, {**config, "defects": cached})
+    return {name: cached.get(name) for name in names}

@@ -1,0 +1,95 @@
+"""Stored transcripts read back: replayed into a fresh world, and written out for a person to read.
+
+A transcript is the `messages` rows of one episode. What the world was given is in them
+exactly: an assistant message's `tool_calls` (name and arguments as the model sent them),
+or its `call_text` when the world read the calls from text. Replaying feeds the same input,
+in the same order, to a fresh world of the task, so the end state is the episode's own
+(worlds are deterministic: seeded, simulated clock, per-world ids).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from sandbox.calllog import CallRecord
+from sandbox.errors import ParseError
+from sandbox.parsing import Call, decode_arguments
+from sandbox.world import World
+
+from .store import MessageRow
+
+
+def world_inputs(messages: Sequence[MessageRow]) -> list[str | list[Call]]:
+    """What each assistant message gave the world, in order: text it read, or calls it ran."""
+    inputs: list[str | list[Call]] = []
+    for message in messages:
+        if message.role != "assistant" or message.source != "agent":
+            continue
+        if message.call_text is not None:
+            inputs.append(message.call_text)
+        elif message.tool_calls:
+            inputs.append([_call(item) for item in json.loads(message.tool_calls)])
+    return inputs
+
+
+def _call(item: dict[str, Any]) -> Call:
+    arguments = item.get("arguments")
+    if isinstance(arguments, str):  # a native call: arguments as the JSON text the model wrote
+        try:
+            arguments = decode_arguments(item["name"], arguments)
+        except ParseError:
+            arguments = {}
+    return Call(item["name"], arguments if isinstance(arguments, dict) else {})
+
+
+def replay(task: Any, messages: Sequence[MessageRow], *, single_reply: bool | None = None) -> tuple[World,
+                                                                                                     list[CallRecord]]:
+    """A fresh world of `task` given every input the transcript's agent gave its world; the world
+    and the records. A single-reply episode ran nothing, so neither does its replay."""
+    world = task.world()
+    if single_reply if single_reply is not None else bool(getattr(task, "single_reply", False)):
+        return world, []
+    records: list[CallRecord] = []
+    for given in world_inputs(messages):
+        records.extend(world.execute(given))
+    return world, records
+
+
+def transcript_text(messages: Sequence[MessageRow]) -> list[tuple[str, str]]:
+    """The transcript as (heading, body) pairs for a person: who spoke, and what they said or called."""
+    shown = []
+    for message in messages:
+        heading = {"system": f"system ({message.source})", "user": "user" if message.source != "task" else "task",
+                   "assistant": "assistant", "tool": "tool result"}.get(message.role, message.role)
+        if message.tool_call_id:
+            heading += f" [{message.tool_call_id}]"
+        cost = _cost(message)
+        if cost:
+            heading += f"  ({cost})"
+        body = message.content or ""
+        if message.role == "assistant" and message.tool_calls:
+            calls = json.loads(message.tool_calls)
+            lines = [f"-> {c.get('name')}({_arguments(c.get('arguments'))})" + (f"  [{c['id']}]" if c.get("id") else "")
+                     for c in calls]
+            body = "\n".join([*([body] if body else []), *lines])
+        elif message.role == "assistant" and message.call_text is not None and message.call_text != body:
+            body = "\n".join([*([body] if body else []), f"-> {message.call_text}"])
+        shown.append((heading, body))
+    return shown
+
+
+def _arguments(arguments: Any) -> str:
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps(arguments, ensure_ascii=False)
+
+
+def _cost(message: MessageRow) -> str:
+    parts = []
+    if message.prompt_tokens is not None or message.completion_tokens is not None:
+        parts.append(f"{message.prompt_tokens or 0}+{message.completion_tokens or 0} tokens")
+    if message.latency_ms is not None:
+        parts.append(f"{message.latency_ms:.0f} ms")
+    return ", ".join(parts)
