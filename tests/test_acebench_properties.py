@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from sandbox import Call, CallRecord
+from scenarios.acebench.travel import BAG_FEE
 from tests.worlds import acebench, check_world
 
 
@@ -67,11 +68,15 @@ def travel_refunds_only_what_was_paid(call: Call, record: CallRecord, before: di
         was = before["Travel"]["reservation_status"].get(reservation)
         paid = before["Travel"]["fares_paid"].get(reservation, 0)
         return was != "cancelled" and gained <= paid + 1e-6
-    if call.name == "modify_flight":  # a cheaper cabin refunds the difference, never more than was paid
+    if call.name == "modify_flight":
+        # A cheaper cabin refunds the difference, never more than was paid; bags added in the
+        # same call are charged whole bag fees out of that refund.
         reservation = call.arguments["reservation_id"]
         paid_before = before["Travel"]["fares_paid"].get(reservation, 0)
         paid_after = after["Travel"]["fares_paid"].get(reservation, 0)
-        return abs(gained - (paid_before - paid_after)) < 1e-6 and paid_after >= 0
+        bag_fees = (paid_before - paid_after) - gained
+        whole_bags = abs(bag_fees / BAG_FEE - round(bag_fees / BAG_FEE)) < 1e-6
+        return bag_fees > -1e-6 and whole_bags and paid_after >= 0
     return False
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from sandbox import Call, ParseError, World, parse_message
+from sandbox.fuzzing import TrickyStr as HostileStr
 from sandbox.limits import DEFAULT_LIMITS, InputLimits, LimitExceeded, checked_copy, redacted_copy
 from scenarios.acebench import ALL_CLASSES, acebench_world
 from scenarios.todo import TodoApp, todo_world
@@ -160,14 +161,6 @@ class HostileKey(Hostile):
     """Hashable (so it can be a dict key), hostile in every other way."""
 
     __hash__ = object.__hash__
-
-
-class HostileStr(str):
-    def __hash__(self) -> int:
-        raise RuntimeError("hash refused")
-
-    def __repr__(self) -> str:
-        raise RuntimeError("repr refused")
 
 
 class BadMessage(Exception):

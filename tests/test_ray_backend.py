@@ -129,7 +129,9 @@ def test_an_episode_that_kills_its_worker_is_retried_then_stored_as_failed(ray_c
     episodes = execute_run(store, "r", sets, AgentSpec(), backend=backend)
     by_id = {e.task_id: e for e in episodes}
     assert len(episodes) == 4
-    assert by_id["killer"].error is not None and "died 2 times" in by_id["killer"].error
+    error = by_id["killer"].error
+    # Either bound stops it: two deaths of its own, or two workers in a row dying before any finished.
+    assert error is not None and ("died 2 times" in error or "workers in a row died" in error), error
     assert all(by_id[t.id].error is None and by_id[t.id].success for t in tasks)  # none failed beside it
     resumed = execute_run(store, "r", sets, AgentSpec(), backend=RayBackend(workers=2))  # nothing left to run
     assert [e.model_dump() for e in resumed] == [e.model_dump() for e in episodes]
@@ -187,11 +189,13 @@ def test_the_endpoint_limit_holds_across_all_workers(ray_cluster: Any, tmp_path:
     with serve(meter) as url:
         spec = AgentSpec("llm", model="m", base_url=url + "/v1", concurrency=limit, timeout=10, retries=0)
         store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
-        sets = [TaskSet("banking", "en", [t for t in load_tasks("en") if t.category == "multi_step"][:4])]
+        sets = [TaskSet("banking", "en", [t for t in load_tasks("en") if t.category == "multi_step"][:8])]
         episodes = execute_run(store, "r", sets, spec, backend=backend)
-    assert len(episodes) == 4 and all(e.error is None for e in episodes), [e.error for e in episodes]
-    assert meter.requests == 4
-    assert meter.peak == (1 if limit == 1 else 2)  # without a limit, both workers ask at once
+    assert len(episodes) == 8 and all(e.error is None for e in episodes), [e.error for e in episodes]
+    assert meter.requests == 8
+    # Without a limit, both workers ask at once (eight requests, so a slow start on a busy
+    # machine still leaves them overlapping).
+    assert meter.peak == (1 if limit == 1 else 2)
 
 
 def test_the_request_gate_waits_at_its_limit_and_takes_back_a_dead_holders_permits() -> None:
