@@ -308,6 +308,9 @@ def run(
     filter_category: Annotated[list[str] | None, typer.Option(
         help="Only tasks of this category; repeat for several (toolbench: any value found in the category, "
              "any case; others: exact).")] = None,
+    level: Annotated[list[int] | None, typer.Option(
+        min=1, help="Only tasks of this level (category level-N); repeat for several. Families whose tasks "
+                    "have levels: apibank (1, 2, 3).")] = None,
     filter_tags: Annotated[list[str] | None, typer.Option(
         help="toolbench: only tasks whose tools mention every one of these tags (any case).")] = None,
     config: Annotated[Path | None, typer.Option(
@@ -356,7 +359,8 @@ def run(
         data=data if data is not None else (Path(chosen.data) if chosen.data else None),
         limit=limit if limit is not None else chosen.sample_size,
         difficulties=tuple(filter_difficulty or chosen.filter_difficulty),
-        categories=tuple(_split([*(categories or []), *(filter_category or [])]) or chosen.filter_category),
+        categories=tuple(_split([*(categories or []), *(filter_category or [])]) or chosen.filter_category)
+        + tuple(f"level-{n}" for n in level or ()),
         tags=tuple(filter_tags or chosen.filter_tags), task_ids=tuple(_split(task_ids or []) or chosen.task_ids))
     sets = _task_sets(tasks or list(chosen.benchmark) or ["banking"], langs, query)
     store = _open_store(db)

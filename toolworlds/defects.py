@@ -29,6 +29,8 @@ def known_defects(family_name: str, lang: str, data: Path | None) -> list[str] |
         report = entry.replay(entry.data_source(data), lang, {})
     except Exception:  # no data here, or data the replay cannot read: defects unknown, not "none"
         return None
+    if len(report.records) != len(report.ok):  # records not one per row (API-Bank's are per call): no task ids
+        return None
     return sorted({str(record["id"]) for record, ok in zip(report.records, report.ok, strict=True)
                    if not ok and isinstance(record, Mapping) and "id" in record})
 

@@ -70,8 +70,11 @@ def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn:
                   max_turns: int) -> Generator[_Request, Any, None]:
     conversation = episode.messages
     single_reply = bool(getattr(task, "single_reply", False))
+    opening = getattr(task, "opening_messages", None)  # task hook: the conversation so far
     if multi_turn:
         conversation.append(_said("user", (yield ("user", conversation))))
+    elif opening:
+        conversation.extend(ChatMessage(role, content, source="task") for role, content in opening)
     else:
         conversation.append(ChatMessage("user", task.question, source="task"))
     while True:
@@ -187,12 +190,17 @@ def _start(task: EpisodeTask, world: World | None, user: Any, max_steps: int, ma
     world = world or task.world()
     episode = Episode(task.id)
     user = user or ScriptedUser(task.question)
-    steps = _conversation(task, world, episode, task.category == "multi_turn", max_steps, max_turns)
+    steps = _conversation(task, world, episode, _multi_turn(task), max_steps, max_turns)
     try:
         first: _Request | None = next(steps)
     except StopIteration:
         first = None
     return world, episode, user, steps, first
+
+
+def _multi_turn(task: EpisodeTask) -> bool:
+    """Whether a user simulator takes part: multi-turn tasks, and tasks that say so (task hook `multi_turn`)."""
+    return task.category == "multi_turn" or getattr(task, "multi_turn", False) is True
 
 
 def _record_prompts(episode: Episode, agent: Any, user: Any) -> None:

@@ -17,7 +17,7 @@ import dataclasses
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -146,6 +146,7 @@ class LLMAgent:
     client: ChatClient
     system_prompt: str = AGENT_PROMPT
     protocol: str = "native"
+    calls_in: Callable[[str], str | None] | None = None  # where a reply's request is, if the task says
     tool_format = "openai"
 
     def __post_init__(self) -> None:
@@ -156,18 +157,20 @@ class LLMAgent:
     def for_task(cls, client: ChatClient, task: Any, protocol: str | None = None) -> LLMAgent:
         """The agent for one task: the task's own system prompt and protocol when it has them
         (`protocol` given here wins); the bracket protocol without a prompt of the task's own
-        gets a generic one listing the tools."""
+        gets a generic one listing the tools. A task's `calls_in(reply)` says which part of a
+        text reply is its request (None: words to the user)."""
         chosen = protocol or task_protocol(task)
         prompt = getattr(task, "system_prompt", None)
         if not isinstance(prompt, str) or not prompt:
             prompt = AGENT_PROMPT if chosen == "native" else bracket_prompt(getattr(task, "functions", []))
-        return cls(client, prompt, chosen)
+        return cls(client, prompt, chosen, getattr(task, "calls_in", None))
 
     def act(self, conversation: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> Turn:
         if self.protocol == "bracket":
             reply, usage = self.client.exchange(self._bracket_messages(conversation))
             content = reply.content if isinstance(reply.content, str) else ""
-            return dataclasses.replace(Turn.from_text(content), usage=usage)
+            calls = self.calls_in(content) if self.calls_in is not None else None
+            return dataclasses.replace(_text_turn(content, calls), usage=usage)
         reply, usage = self.client.exchange(self._native_messages(conversation), tools)
         content = reply.content if isinstance(reply.content, str) else ""
         tool_calls = getattr(reply, "tool_calls", None) or []
@@ -251,6 +254,15 @@ class LLMUser:
         reply, self.last_usage = self.client.exchange(messages)
         content = reply.content
         return content if isinstance(content, str) and content else END
+
+
+def _text_turn(text: str, calls: str | None) -> Turn:
+    """A text reply: read whole, or, when the task found a request inside it (`calls`), that
+    request, handed to the world if it cannot be read here, so the model sees why."""
+    if calls is None:
+        return Turn.from_text(text)
+    read = Turn.from_text(calls)
+    return Turn(calls=read.calls, raw=text) if read.calls else Turn(raw=text, call_text=calls)
 
 
 def _tool_calls(tool_calls: Sequence[Any]) -> tuple[ToolCall, ...]:

@@ -133,7 +133,7 @@ def load_level3(data: str | Path) -> list[Level3Scene]:
     for path in sorted(folder.glob("*.txt")):
         text = path.read_text(encoding="utf-8")
         scene = re.search(r"Scene:\s*(.+)", text)
-        first = re.search(r"First Utterance:\s*(.+)", text)
+        first = re.search(r"First Utter[ae]nce:\s*(.+)", text)
         key_info = re.search(r"Key Info:\s*(.*?)(?:\n\s*-?\s*(?:GT )?API Calls?:)", text, re.DOTALL | re.IGNORECASE)
         calls: list[ApiCall] = []
         problems: list[str] = []

@@ -20,23 +20,30 @@ _CALL_END = re.compile(r"\)\s*\]")
 MAX_SPANS = 50  # ends tried per reply; a reply is bounded by the engine's input limits anyway
 
 
+def call_span(text: str) -> str | None:
+    """The part of a reply that holds its first bracketed call: the first span that reads as
+    calls, else the greedy span (so its reader can say why it does not); None without one.
+
+    A conversation uses this to tell a call from words to the user, as the reference's
+    simulator does: a reply with a bracketed call anywhere in it is a call.
+    """
+    start = _CALL_START.search(text)
+    if start is None:
+        return None
+    ends = [m.end() for m in _CALL_END.finditer(text, start.start())][-MAX_SPANS:]
+    for end in reversed(ends):
+        try:
+            if parse_message(text[start.start():end]).calls:
+                return text[start.start():end]
+        except ParseError:
+            continue
+    return text[start.start():ends[-1]] if ends else None
+
+
 def first_call(text: str) -> Call:
     """The first API call of a reply; `ParseError` when it holds none that can be read."""
-    start = _CALL_START.search(text)
-    if start is not None:
-        ends = [m.end() for m in _CALL_END.finditer(text, start.start())][-MAX_SPANS:]
-        first_error: ParseError | None = None
-        for end in reversed(ends):
-            try:
-                calls = parse_message(text[start.start():end]).calls
-            except ParseError as exc:
-                first_error = first_error or exc
-                continue
-            if calls:
-                return calls[0]
-        if first_error is not None:
-            raise first_error
-    calls = parse_message(text).calls
+    span = call_span(text)
+    calls = parse_message(span if span is not None else text).calls
     if not calls:
         raise ParseError("no API call in the reply")
     return calls[0]

@@ -22,7 +22,7 @@ from sandbox import CallRecord, World
 from ..family import ReplayReport
 from .accounts import RandomSource
 from .checks import check_call, explain
-from .dialogues import Dialogue, load_dialogues
+from .dialogues import ApiCall, Dialogue, load_dialogues
 from .knowledge import Cassette
 from .world import apibank_world
 
@@ -154,6 +154,14 @@ def queue_recorded_random(world: World, api_name: str, result: Mapping[str, Any]
     app = world.app(name)
     if isinstance(value, str) and isinstance(app, RandomSource):
         app.queue(value)
+
+
+def replay_calls(world: World, calls: Iterable[ApiCall]) -> World:
+    """Run recorded calls in `world`, in order, each drawing the random value it drew then."""
+    for call in calls:
+        queue_recorded_random(world, call.api_name, call.result or {})
+        world.call(call.api_name, call.param_dict)
+    return world
 
 
 def replay(data: str | Path, *, cassette: bool = True, recorded_data: bool = True,

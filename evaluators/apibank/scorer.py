@@ -27,7 +27,7 @@ from typing import Any
 from sandbox import Call, ParseError, World
 from sandbox.parsing import render_calls
 from scenarios.apibank.checks import check_call
-from scenarios.apibank.dialogues import Dialogue
+from scenarios.apibank.dialogues import ApiCall, Dialogue
 from scenarios.apibank.extraction import first_call
 from scenarios.apibank.family import FAMILY
 from scenarios.apibank.replay import (
@@ -36,9 +36,10 @@ from scenarios.apibank.replay import (
     queue_recorded_random,
     recorded_dialogues,
     recording_world,
+    replay_calls,
 )
 
-from .results import ResultsRequest, ScoreTable
+from ..results import ResultsRequest, ScoreTable
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,22 @@ def render_call(api_name: str, param_dict: Mapping[str, Any]) -> str:
     return render_calls([Call(api_name, dict(param_dict))])
 
 
+def judge_call(world: World, gold: ApiCall, prediction: Any) -> tuple[bool, str]:
+    """Whether a reply's call, run in `world` (the dialogue's gold calls before it replayed),
+    passes the gold call's check; and if not, why. Never raises."""
+    try:
+        call = first_call(prediction if isinstance(prediction, str) else json.dumps(prediction))
+    except ParseError as exc:
+        return False, f"failed to parse the API call: {exc.message}"
+    if call.name != gold.api_name:
+        return False, f"API name mismatch: {call.name} vs {gold.api_name}"
+    queue_recorded_random(world, gold.api_name, gold.result or {})
+    produced = json.loads(json.dumps(envelope(world, world.call(call.name, call.arguments)), default=str))
+    expected = json.loads(json.dumps(gold.result or {}, default=str))
+    correct = check_call(gold.api_name, produced, expected)
+    return correct, "" if correct else "the check failed"
+
+
 class Scorer:
     """Scores predictions against API-Bank's dialogues; build once, score many predictions."""
 
@@ -93,29 +110,14 @@ class Scorer:
         return {name: dialogue.level for name, dialogue in self.dialogues.items()}
 
     def _prefix_world(self, dialogue: Dialogue, index: int) -> World:
-        world = self.world.fork()
-        for call in dialogue.api_calls[:index]:
-            queue_recorded_random(world, call.api_name, call.result or {})
-            world.call(call.api_name, call.param_dict)
-        return world
+        return replay_calls(self.world.fork(), dialogue.api_calls[:index])
 
     def score_api(self, file: str, index: int, prediction: Any) -> SampleScore:
         dialogue = self.dialogues.get(file)
         if dialogue is None or not 0 <= index < len(dialogue.api_calls):
             return SampleScore(file, "api", index, False, None, "no such API sample")
-        gold = dialogue.api_calls[index]
-        try:
-            call = first_call(prediction if isinstance(prediction, str) else json.dumps(prediction))
-        except ParseError as exc:
-            return SampleScore(file, "api", index, False, None, f"failed to parse the API call: {exc.message}")
-        if call.name != gold.api_name:
-            return SampleScore(file, "api", index, False, None, f"API name mismatch: {call.name} vs {gold.api_name}")
-        world = self._prefix_world(dialogue, index)
-        queue_recorded_random(world, gold.api_name, gold.result or {})
-        produced = json.loads(json.dumps(envelope(world, world.call(call.name, call.arguments)), default=str))
-        expected = json.loads(json.dumps(gold.result or {}, default=str))
-        correct = check_call(gold.api_name, produced, expected)
-        return SampleScore(file, "api", index, correct, None, "" if correct else "the check failed")
+        correct, error = judge_call(self._prefix_world(dialogue, index), dialogue.api_calls[index], prediction)
+        return SampleScore(file, "api", index, correct, None, error)
 
     def score_response(self, file: str, index: int, prediction: Any) -> SampleScore:
         dialogue = self.dialogues.get(file)
@@ -186,13 +188,16 @@ def read_predictions(path: Path) -> list[dict[str, Any]]:
 def score_results(request: ResultsRequest) -> ScoreTable:
     """`toolworlds score apibank`: API-call accuracy per level and ROUGE-L of responses."""
     source = apibank_folder(FAMILY.data_source(request.data))
-    rows = read_predictions(request.results)
     scorer = Scorer(source)
-    scores = scorer.score(rows)
-    levels = scorer.levels()
+    return scores_table(scorer.score(read_predictions(request.results)), scorer.levels(), (1, 2))
+
+
+def scores_table(scores: ApiBankScores, levels: Mapping[str, int], shown: tuple[int, ...]) -> ScoreTable:
+    """Call accuracy for each level in `shown` and overall, ROUGE-L over the reference's replies
+    and over every AI turn; the payload holds every sample's verdict."""
     api = [s for s in scores.samples if s.kind == "api"]
     table = []
-    for level in (1, 2):
+    for level in shown:
         count = sum(1 for s in api if levels.get(s.file) == level)
         table.append((f"API call accuracy, level {level}", f"{scores.accuracy(level, levels):.4f}", str(count)))
     table.append(("API call accuracy", f"{scores.accuracy():.4f}", str(len(api))))
