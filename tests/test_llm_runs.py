@@ -195,6 +195,34 @@ def test_the_user_simulator_can_be_another_model_and_its_turns_are_stored(tmp_pa
     assert sources[:4] == [("system", "agent"), ("system", "user"), ("user", "user"), ("assistant", "agent")]
 
 
+def test_an_llm_agents_multi_turn_tasks_get_the_model_played_user_by_default(tmp_path: Path) -> None:
+    """The default user ("auto") role-plays a multi-turn task's simulator instruction with the
+    model; a multi-step task's instruction is the user's message as it is, with no simulator."""
+    pytest.importorskip("openai")
+    users: list[str] = []
+
+    def model(body: dict[str, Any]) -> Response:
+        system = body["messages"][0]["content"]
+        if system.startswith("You play a user"):
+            users.append(system)
+            text = "finish conversation" if len(body["messages"]) > 2 else "What are my balances?"
+        else:
+            text = "Your balances are in your accounts."
+        return Response(json.dumps(completion({"role": "assistant", "content": text})).encode())
+
+    multi_turn = TASKS["banking_multi_turn_0"]
+    multi_step = next(t for t in TASKS.values() if t.category == "multi_step")
+    with serve(model) as url:
+        store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+        episodes = execute_run(store, "r", [TaskSet("banking", "en", [multi_turn, multi_step])],
+                               AgentSpec("llm", model="m", base_url=url + "/v1"))
+    assert users and all(multi_turn.question in prompt for prompt in users)
+    opening = {e.task_id: next(m.content for m in store.messages(e.id) if m.role == "user") for e in episodes}
+    assert opening == {multi_turn.id: "What are my balances?", multi_step.id: multi_step.question}
+    assert not AgentSpec("oracle").simulates_user(multi_turn) and not AgentSpec("llm", user="scripted").simulates_user(
+        multi_turn)
+
+
 def test_a_resume_with_another_configuration_is_refused_unless_forced(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'runs.db'}"
     base = ["run", "--db", url, "--run-id", "r", "--limit", "2", "--lang", "en", "--agent", "noisy", "--seed", "1"]

@@ -259,7 +259,8 @@ def run(
     seed: Annotated[int, typer.Option(help="Seed of the noisy agent.")] = 0,
     model: Annotated[str, typer.Option(help="Model name, for --agent llm.")] = "",
     base_url: Annotated[str, typer.Option(help="OpenAI-compatible endpoint, for --agent llm.")] = "",
-    user: Annotated[str, typer.Option(help="Multi-turn user simulator: scripted or llm.")] = "scripted",
+    user: Annotated[str, typer.Option(help="Multi-turn user simulator: auto (the llm user for an llm agent's "
+                                           "multi-turn tasks, else scripted), scripted or llm.")] = "auto",
     user_model: Annotated[str, typer.Option(help="Model of the llm user simulator (default: --model).")] = "",
     user_base_url: Annotated[str, typer.Option(help="Endpoint of the llm user simulator (default: --base-url).")
                              ] = "",
@@ -343,8 +344,8 @@ def run(
         raise fail("--agent llm needs --model and --base-url")
     if user == "llm" and not ((user_model or model) and (user_base_url or base_url)):
         raise fail("--user llm needs --user-model and --user-base-url (or --model and --base-url)")
-    if user not in ("scripted", "llm"):
-        raise fail(f"unknown user simulator {user!r}; use scripted or llm")
+    if user not in ("auto", "scripted", "llm"):
+        raise fail(f"unknown user simulator {user!r}; use auto, scripted or llm")
     if protocol not in ("", "native", "bracket"):
         raise fail(f"unknown protocol {protocol!r}; use native or bracket")
     if resume and not run_id:
@@ -499,7 +500,7 @@ def _resume_command(run_id: str, db: str, *extra: str, config: dict[str, Any] | 
 
 # Run options written back from a stored configuration: (config key, flag, default).
 _OPTIONS = (("kind", "--agent", "oracle"), ("noise", "--noise", 0.2), ("seed", "--seed", 0), ("model", "--model", ""),
-            ("base_url", "--base-url", ""), ("user", "--user", "scripted"), ("user_model", "--user-model", ""),
+            ("base_url", "--base-url", ""), ("user", "--user", "auto"), ("user_model", "--user-model", ""),
             ("user_base_url", "--user-base-url", ""), ("temperature", "--temperature", None),
             ("max_tokens", "--max-tokens", None), ("max_steps", "--max-steps", 30), ("protocol", "--protocol", ""),
             ("trials", "--trials", 1))

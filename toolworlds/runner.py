@@ -59,7 +59,7 @@ class AgentSpec:
     model: str = ""
     base_url: str = ""
     pause: float = 0.0  # seconds to wait per episode (for demos and crash tests)
-    user: str = "scripted"  # scripted | llm (multi-turn user simulator)
+    user: str = "auto"  # auto | scripted | llm (multi-turn user simulator; see `build_user`)
     timeout: float = DEFAULT_TIMEOUT  # seconds per endpoint request
     retries: int = DEFAULT_RETRIES  # further tries of a request that failed transiently
     temperature: float | None = None
@@ -96,9 +96,18 @@ class AgentSpec:
             return load_factory(self.kind)(task)
         raise ValueError(f"unknown agent {self.kind!r}; use oracle, noisy, llm or package.module:Factory")
 
+    def simulates_user(self, task: Any) -> bool:
+        """Whether `task` gets the model-played user. "auto" gives it to an LLM agent's multi-turn
+        tasks, whose instructions are written for a simulator to role-play ("You are Eve... You
+        want to..."), as their benchmarks run them; pasting such an instruction as the user's
+        own words would not be the benchmark's protocol. Deterministic agents keep the scripted user."""
+        if self.user == "auto":
+            return self.kind == "llm" and getattr(task, "category", None) == "multi_turn"
+        return self.user == "llm"
+
     def build_user(self, task: Any, gate: Gate | None = None) -> Any:
         """`gate` is held around every request: the run's limit on requests in flight to the endpoint."""
-        if self.user == "llm":
+        if self.simulates_user(task):
             from .llm import ChatClient, LLMUser
 
             client = ChatClient(self.user_base_url or self.base_url, self.user_model or self.model,
