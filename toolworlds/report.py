@@ -17,17 +17,25 @@ HEADERS = MappingProxyType({"episodes": "n", "end_to_end": "end-to-end", "end_to
 
 
 def score_table(run_id: str, scores: list[ScoreRow], title: str | None = None) -> Table:
-    table = Table(title=title or f"scores of {run_id}")
-    table.add_column("task set", no_wrap=True)
-    table.add_column("category", no_wrap=True)
-    for metric in METRICS:
-        table.add_column(HEADERS[metric], justify="right", no_wrap=True)
     grouped = _by_group(scores)
-    for (task_set, category), values in sorted(grouped.items(), key=lambda kv: kv[0] == ("all", "all")):
-        cells = [_fmt(metric, values.get(metric)) for metric in METRICS]
-        style = "bold" if task_set == "all" else None
-        table.add_row(task_set, category, *cells, style=style)
+    rows = [(task_set, category, *[_fmt(metric, values.get(metric)) for metric in METRICS])
+            for (task_set, category), values in sorted(grouped.items(), key=lambda kv: kv[0] == ("all", "all"))]
+    table = Table(title=title or f"scores of {run_id}")
+    _add_columns(table, ("task set", "category", *[HEADERS[metric] for metric in METRICS]), rows, labels=2)
+    for row in rows:
+        table.add_row(*row, style="bold" if row[0] == "all" else None)
     return table
+
+
+def _add_columns(table: Table, headers: tuple[str, ...], rows: list[tuple[str, ...]], labels: int) -> None:
+    """Label columns fold when the terminal is narrow; figure columns are never cut: a score
+    shown as "1.0…" on an 80-column terminal is no score at all."""
+    for index, header in enumerate(headers):
+        if index < labels:
+            table.add_column(header, overflow="fold")
+        else:
+            widest = max((len(row[index]) for row in rows if index < len(row)), default=0)
+            table.add_column(header, justify="right", overflow="fold", min_width=widest)
 
 
 def _by_group(scores: list[ScoreRow]) -> dict[tuple[str, str], dict[str, float]]:
@@ -49,8 +57,7 @@ def _fmt(metric: str, value: float | None) -> str:
 def results_table(scored: ScoreTable) -> Table:
     """A benchmark's score table (from `evaluators.results`) for the terminal."""
     table = Table(title=scored.title)
-    for index, column in enumerate(scored.columns):
-        table.add_column(column, justify="left" if index == 0 else "right", no_wrap=True)
+    _add_columns(table, tuple(scored.columns), [row for section in scored.sections for row in section], labels=1)
     for number, section in enumerate(scored.sections):
         if number:
             table.add_section()
