@@ -156,8 +156,9 @@ def test_every_hostile_reply_is_an_error_of_its_own_episode_and_the_run_exits_0(
         endpoint: tuple[HostileEndpoint, str], tmp_path: Path) -> None:
     hostile, url = endpoint
     db = tmp_path / "runs.db"
+    # The endpoint plays the agent only: the scripted user keeps each hostile reply in its own agent turn.
     command = ["run", "--agent", "llm", "--model", "m", "--base-url", url, "--lang", "en", "--db", f"sqlite:///{db}",
-               "--timeout", str(TIMEOUT), "--retries", "1", "--run-id", "hostile"]
+               "--timeout", str(TIMEOUT), "--retries", "1", "--run-id", "hostile", "--user", "scripted"]
     result = CliRunner().invoke(app, command)
     assert result.exit_code == 0, result.output
     assert "Traceback" not in result.output
@@ -202,7 +203,7 @@ def test_a_72_episode_run_over_a_hostile_endpoint_is_whole_checked_replayable_an
     with serve(hostile) as root:
         url = root + "/v1"
         common = ["--agent", "llm", "--base-url", url, "--db", f"sqlite:///{db}", "--timeout", str(timeout),
-                  "--retries", "1"]
+                  "--retries", "1", "--user", "scripted"]
         result = CliRunner().invoke(app, ["run", *common, "--model", "model-a", "--run-id", "a", "--workers", "2"])
         assert result.exit_code == 0, result.output
         assert "BrokenProcessPool" not in result.output and "Traceback" not in result.output
