@@ -134,7 +134,7 @@ class Journal:
             elif kind == _KEY_OLD:
                 dict.__setitem__(obj, name, old)
             elif kind == _FIELD_SET:
-                obj.__pydantic_fields_set__.discard(name)
+                object.__setattr__(obj, "__pydantic_fields_set__", obj.__pydantic_fields_set__ - {name})
             else:
                 set.clear(obj)
                 set.update(obj, old)
