@@ -37,7 +37,7 @@ from typing import Any, ClassVar, SupportsIndex
 
 from pydantic import BaseModel, ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
-from .journal import active_journal
+from .journal import ALL_OWNED, active_journal
 
 OWNER = "_tw_owner"
 """The slot holding an object's generation; unset (read as None) means fresh: owned by no state yet."""
@@ -74,7 +74,7 @@ class TrackedList(list):
     """A list that records its old contents in the active journal before changing, and hands
     out only items of its own generation (copying a shared one in place first)."""
 
-    __slots__ = (OWNER,)
+    __slots__ = (OWNER, ALL_OWNED)
 
     def __getitem__(self, index: Any) -> Any:
         value = list.__getitem__(self, index)
@@ -92,41 +92,42 @@ class TrackedList(list):
         return mine
 
     def __iter__(self) -> Any:
-        if not _reading_only():
-            _own_list_items(self, range(len(self)))
-        return list.__iter__(self)
+        owner = _owner(self)
+        if (owner is not None and getattr(self, ALL_OWNED, None) is owner) or _reading_only():
+            return list.__iter__(self)
+        # Items are claimed as they are reached: a scan that stops early copies only its prefix.
+        return _claiming(self, owner)
 
     def __reversed__(self) -> Any:
         if not _reading_only():
-            _own_list_items(self, range(len(self)))
+            _own_all_items(self)
         return list.__reversed__(self)
 
     def copy(self) -> list[Any]:
-        _own_list_items(self, range(len(self)))
+        _own_all_items(self)
         return list.copy(self)
 
     def __add__(self, other: Any) -> Any:
-        _own_list_items(self, range(len(self)))
+        _own_all_items(self)
         return list.__add__(self, other)
 
     def __mul__(self, count: SupportsIndex) -> Any:
-        _own_list_items(self, range(len(self)))
+        _own_all_items(self)
         return list.__mul__(self, count)
 
     __rmul__ = __mul__
 
     def append(self, value: Any) -> None:
         _note_growth(self)
-        list.append(self, adopt(value, _owner(self)))
+        list.append(self, _admitted(self, value))
 
     def extend(self, values: Any) -> None:
         _note_growth(self)
-        owner = _owner(self)
-        list.extend(self, [adopt(v, owner) for v in values])
+        list.extend(self, [_admitted(self, v) for v in values])
 
     def insert(self, index: SupportsIndex, value: Any) -> None:
         _note_container(self)
-        list.insert(self, index, adopt(value, _owner(self)))
+        list.insert(self, index, _admitted(self, value))
 
     def pop(self, index: SupportsIndex = -1) -> Any:
         _note_container(self)
@@ -150,11 +151,10 @@ class TrackedList(list):
 
     def __setitem__(self, index: Any, value: Any) -> None:
         _note_container(self)
-        owner = _owner(self)
         if isinstance(index, slice):
-            list.__setitem__(self, index, [adopt(v, owner) for v in value])
+            list.__setitem__(self, index, [_admitted(self, v) for v in value])
         else:
-            list.__setitem__(self, index, adopt(value, owner))
+            list.__setitem__(self, index, _admitted(self, value))
 
     def __delitem__(self, index: Any) -> None:
         _note_container(self)
@@ -180,7 +180,7 @@ class TrackedDict(dict):
     `dict(d)` and `{**d}` read the values as they are (shared ones included): fine for reading;
     state code that changes what it reads goes through `d[k]`, `get`, `values()` or `items()`."""
 
-    __slots__ = (OWNER,)
+    __slots__ = (OWNER, ALL_OWNED)
 
     def __getitem__(self, key: Any) -> Any:
         value = dict.__getitem__(self, key)
@@ -209,6 +209,7 @@ class TrackedDict(dict):
             _own_dict_values(self)
         return dict.items(self)
 
+
     def copy(self) -> dict[Any, Any]:
         _own_dict_values(self)
         return dict(dict.items(self))
@@ -221,7 +222,7 @@ class TrackedDict(dict):
         journal = active_journal()
         if journal is not None:
             journal.dict_key(self, key)
-        dict.__setitem__(self, key, adopt(value, _owner(self)))
+        dict.__setitem__(self, key, _admitted(self, value))
 
     def __delitem__(self, key: Any) -> None:
         _note_container(self)
@@ -242,15 +243,14 @@ class TrackedDict(dict):
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         _note_container(self)
-        owner = _owner(self)
         for key, value in dict(*args, **kwargs).items():
-            dict.__setitem__(self, key, adopt(value, owner))
+            dict.__setitem__(self, key, _admitted(self, value))
 
     def setdefault(self, key: Any, default: Any = None) -> Any:
         if dict.__contains__(self, key):
             return self[key]
         _note_container(self)
-        value = adopt(default, _owner(self))
+        value = _admitted(self, default)
         dict.__setitem__(self, key, value)
         return value
 
@@ -336,8 +336,10 @@ def track(value: Any) -> Any:
         return value
     if kind is list:
         tracked: Any = TrackedList([track(v) for v in value])
+        tracked._tw_all = None
     elif kind is dict:
         tracked = TrackedDict({k: track(v) for k, v in value.items()})
+        tracked._tw_all = None
     elif kind is set:
         tracked = TrackedSet(value)
     elif kind is tuple:
@@ -402,8 +404,10 @@ def _claimed(value: Any, owner: Any) -> Any:
         return value
     if kind is TrackedDict:
         new: Any = TrackedDict(value)
+        new._tw_all = None
     elif kind is TrackedList:
         new = TrackedList(list.copy(value))  # a plain copy first: building from the list itself would iterate it
+        new._tw_all = None
     elif kind is TrackedSet:
         new = TrackedSet(value)
     elif isinstance(value, StateModel):
@@ -436,6 +440,20 @@ def _claimed_model(value: StateModel, kind: type[StateModel], owner: Any) -> Sta
     return new
 
 
+def _admitted(container: Any, value: Any) -> Any:
+    """`value` adopted by `container`'s generation; the container's all-owned mark is cleared
+    if it stays another generation's (a shared object put in: copied when handed out)."""
+    owner = _owner(container)
+    value = adopt(value, owner)
+    if type(value) not in ATOMIC_TYPES and _owner(value) is not owner:
+        setattr(container, ALL_OWNED, None)
+    return value
+
+
+def _all_owned(container: Any, owner: Any) -> bool:
+    return owner is not None and getattr(container, ALL_OWNED, None) is owner
+
+
 def _own_list_items(values: TrackedList, indices: range) -> None:
     owner = _owner(values)
     for index in indices:
@@ -446,14 +464,44 @@ def _own_list_items(values: TrackedList, indices: range) -> None:
                 list.__setitem__(values, index, mine)
 
 
+def _own_all_items(values: TrackedList) -> None:
+    owner = _owner(values)
+    if not _all_owned(values, owner):
+        _own_list_items(values, range(len(values)))
+        setattr(values, ALL_OWNED, owner)
+
+
+def _claiming(values: TrackedList, owner: Any) -> Any:
+    """Iterate `values`, claiming each item as it is reached (a list iterator's semantics: a
+    list changed meanwhile is read at the next index). A pass that reaches the end with the
+    list unchanged by shared insertions marks the list all-owned."""
+    pass_mark = object()
+    setattr(values, ALL_OWNED, pass_mark)
+    index = 0
+    while index < len(values):
+        item = list.__getitem__(values, index)
+        if type(item) not in ATOMIC_TYPES and _owner(item) is not owner:
+            mine = _claimed(item, owner)
+            if mine is not item:
+                list.__setitem__(values, index, mine)
+            item = mine
+        yield item
+        index += 1
+    if getattr(values, ALL_OWNED, None) is pass_mark:
+        setattr(values, ALL_OWNED, owner)
+
+
 def _own_dict_values(values: TrackedDict) -> None:
     owner = _owner(values)
+    if _all_owned(values, owner):
+        return
     shared = [(key, item) for key, item in dict.items(values)
               if type(item) not in ATOMIC_TYPES and _owner(item) is not owner]
     for key, item in shared:
         mine = _claimed(item, owner)
         if mine is not item:
             dict.__setitem__(values, key, mine)
+    setattr(values, ALL_OWNED, owner)
 
 
 class StateModel(BaseModel):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sandbox import App, StateModel, ToolError, World, tool
@@ -130,6 +130,34 @@ class Board(App[BoardState]):
         if suffix == "!":
             raise ToolError("refused after writing")
 
+    @tool
+    def reverse_then_fail(self, lane: str) -> None:
+        """Reverse a lane, vote for all its cards, then fail (the call is undone: undo puts back
+        cards that may still be shared).
+
+        Args:
+            lane: The lane.
+        """
+        if lane in self.state.lanes:
+            cards = self.state.lanes[lane].cards
+            cards.reverse()
+            for card in cards:
+                card.votes += 1
+        raise ToolError("refused after writing")
+
+    @tool
+    def first_with_votes(self, lane: str) -> str:
+        """Scan a lane for the first card with votes and mark it (a scan that stops early).
+
+        Args:
+            lane: The lane.
+        """
+        for card in self.state.lanes[lane].cards if lane in self.state.lanes else []:
+            if card.votes:
+                card.title += "*"
+                return card.title
+        return ""
+
     @tool(mutates=False)
     def count(self, lane: str) -> int:
         """How many cards a lane has.
@@ -158,6 +186,8 @@ CALLS = st.one_of(
     st.tuples(st.just("archive"), st.fixed_dictionaries({"lane": LANES})),
     st.tuples(st.just("retitle_everything"), st.fixed_dictionaries({"suffix": st.sampled_from(["+", "!"])})),
     st.tuples(st.just("count"), st.fixed_dictionaries({"lane": LANES})),
+    st.tuples(st.just("reverse_then_fail"), st.fixed_dictionaries({"lane": LANES})),
+    st.tuples(st.just("first_with_votes"), st.fixed_dictionaries({"lane": LANES})),
 )
 STEPS = st.lists(st.one_of(
     st.tuples(st.just("call"), st.integers(0, 7), CALLS),
@@ -190,6 +220,9 @@ def _replayed(history: list[tuple[str, Any]]) -> dict[str, Any]:
 
 @settings(max_examples=150, deadline=None)
 @given(STEPS)
+@example([("fork", 0, None), ("call", 1, ("reverse_then_fail", {"lane": "todo"})),  # undo puts shared cards
+          ("call", 1, ("retitle_everything", {"suffix": "+"}))])  # back: the next full scan must claim them
+@example([("fork", 0, None), ("call", 1, ("retitle_everything", {"suffix": "+"}))])
 def test_forks_snapshots_and_restores_never_leak_writes(steps: list[tuple[str, int, Any]]) -> None:
     base = _seeded()
     worlds: list[tuple[World, list[tuple[str, Any]]]] = [(base, [])]
@@ -236,6 +269,19 @@ def test_a_first_write_after_a_fork_copies_only_its_path() -> None:
     siblings = list.copy(dict.__getitem__(child.lanes, "lane1").cards)
     originals = list.copy(dict.__getitem__(parent.lanes, "lane1").cards)
     assert sum(a is b for a, b in zip(siblings, originals, strict=True)) == len(originals) - 1
+
+
+def test_a_scan_that_stops_early_copies_only_what_it_passed() -> None:
+    world = World([Board()])
+    for number in range(50):
+        world.call("add_card", {"lane": "todo", "title": f"card {number}"})
+    world.call("vote", {"lane": "todo", "index": 3})
+    fork = world.fork()
+    assert fork.call("first_with_votes", {"lane": "todo"}).result == "card 3*"
+    mine = list.copy(dict.__getitem__(fork.app(Board).state.lanes, "todo").cards)
+    theirs = list.copy(dict.__getitem__(world.app(Board).state.lanes, "todo").cards)
+    assert [a is b for a, b in zip(mine, theirs, strict=True)] == [False] * 4 + [True] * 46
+    assert world.state()["Board"]["lanes"]["todo"]["cards"][3]["title"] == "card 3"
 
 
 def test_read_only_calls_of_a_fork_copy_nothing() -> None:
