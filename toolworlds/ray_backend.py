@@ -245,6 +245,7 @@ class _Dispatch:
         self.tries = [0] * len(pending)
         self.where: dict[Any, tuple[_Slot, int]] = {}  # object ref -> (its worker, its episode)
         self.stillborn = 0  # workers in a row that died before returning any episode
+        self.killers: set[int] = set()  # the episodes running when those workers died
         self.stop = threading.Event()  # the driver stopped listening (interrupted, or done)
         self.started = 0
         cpus = float(ray.cluster_resources().get("CPU", 1.0))
@@ -289,6 +290,7 @@ class _Dispatch:
                 self._forget(ready[0], slot)
                 slot.finished += 1
                 self.stillborn = 0
+                self.killers.clear()
                 yield outcome
             self._fill(slot)
 
@@ -346,12 +348,19 @@ class _Dispatch:
                     pass
             if unfinished:
                 self.tries[index] -= 1  # queued behind the one that was running: never started
+            elif slot.finished == 0:
+                self.killers.add(index)
             unfinished.append(index)
         for index in reversed(unfinished):
             if self.tries[index] < self.backend.attempts:
                 self.todo.appendleft(index)
             else:
                 name, task, _, trial = self.pending[index]
+                if self.killers == {index}:
+                    # Every death in the row is explained: this episode kills its workers, and it
+                    # leaves the run now. They must not count as a cluster that cannot run anything.
+                    self.stillborn = 0
+                    self.killers.clear()
                 yield failed_outcome(name, task, f"worker: the Ray worker running it died {self.tries[index]} "
                                                  f"times; last: {reason}", trial)
 
