@@ -384,10 +384,9 @@ class World:
         changed: bool,
         now: _dt.datetime | None = None,
     ) -> CallRecord:
-        log, clock = self.log, self.clock
-        record = CallRecord(len(log), tool, app, arguments, validated, result, error, changed,
-                            clock._now if now is None else now)
-        log.append(record)
+        clock = self.clock
+        record = self.log.add(tool, app, arguments, validated, result, error, changed,
+                              clock._now if now is None else now)
         if clock.tick:
             clock._now += clock.tick
         return record
