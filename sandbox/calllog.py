@@ -109,17 +109,8 @@ class CallLog(Sequence[CallRecord]):
     def append(self, record: CallRecord) -> None:
         self._own.append(record)
 
-    def add(
-        self,
-        tool: str | None,
-        app: str | None,
-        arguments: Any,
-        validated: dict[str, Any] | None,
-        result: Any,
-        error: CallError | None,
-        changed: bool,
-        time: _dt.datetime,
-    ) -> CallRecord:
+    def add(self, tool: str | None, app: str | None, arguments: Any, validated: dict[str, Any] | None, result: Any,
+            error: CallError | None, changed: bool, time: _dt.datetime) -> CallRecord:
         """Append the record of the next call, numbered in order, and return it.
 
         Built with `tuple.__new__`, as the named tuple's own constructor does after one more
