@@ -2,8 +2,10 @@
 
 An app is a class with a typed state model and `@tool` methods; nothing else is exposed
 to agents. Its state object may be shared with forks and snapshots of its world; the
-app takes a private copy the first time it might write (copy-on-write), so forking is
-cheap and forks never influence each other.
+first time the app might write, it takes its own shallow copy of the top of the state
+under a fresh generation, and from there copies only what it reaches (structural
+sharing, see `sandbox.state`), so forking is cheap, a first write costs the path it
+touches, and forks never influence each other.
 
 Everything that can change lives in the state model, because only the state model is
 journaled, snapshotted and forked. An app may keep fixed data in attributes set in its
@@ -17,7 +19,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from .journal import active_journal
-from .state import WITH_INTERNAL, StateModel, clone
+from .state import WITH_INTERNAL, Generation, StateModel, own
 from .tools import ToolSpec, tool_spec_of
 
 if TYPE_CHECKING:
@@ -83,17 +85,18 @@ class App(Generic[S]):
         elif not isinstance(state, model):
             raise TypeError(f"state must be a {model.__name__} or a mapping")
         self._state: S = state  # type: ignore[assignment]
-        self._shared = False
+        self._shared = True  # the caller may hold the state object: the first write takes its own top
         self._world: World | None = None
         self.name: str = name or type(self).app_name or type(self).__name__
 
     @property
     def state(self) -> S:
-        """The live state. Outside a read-only call this guarantees a private copy."""
+        """The live state. Outside a read-only call, it is this app's own: shared with no
+        fork or snapshot at its top, and handing out only objects it may change in place."""
         if self._shared:
             journal = active_journal()
             if journal is None or not journal.read_only:
-                _set(self, "_state", clone(self._state))
+                _set(self, "_state", own(self._state, Generation()))
                 _set(self, "_shared", False)
         return self._state
 
@@ -111,7 +114,7 @@ class App(Generic[S]):
         current = self._state.model_dump(context=WITH_INTERNAL)
         current.update(config)
         _set(self, "_state", type(self._state).model_validate(current))
-        _set(self, "_shared", False)
+        _set(self, "_shared", True)
 
     def dump(self) -> dict[str, Any]:
         """The state as JSON-ready data (what `World.state()` reports for this app)."""
@@ -147,7 +150,9 @@ class App(Generic[S]):
         _set(new, "name", self.name)
         extra = getattr(self, "__dict__", None)
         if extra:
-            new.__dict__.update(extra)  # fixed data set by the constructor, shared
+            # Fixed data set by the constructor: the very dict is shared, since no attribute of an
+            # app in a world can be set or deleted (`__setattr__`, `__delattr__`).
+            _set(new, "__dict__", extra)
         _set(new, "_state", self._share())
         _set(new, "_shared", True)
         _set(new, "_world", world)

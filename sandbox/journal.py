@@ -17,6 +17,10 @@ from typing import Any
 
 from .errors import ReadOnlyViolation
 
+# The slot in which a tracked container remembers that every item it holds is its own (see
+# `sandbox.state`); undo puts back items that may not be, so it clears the mark.
+ALL_OWNED = "_tw_all"
+
 _ACTIVE: ContextVar[Journal | None] = ContextVar("toolworlds_active_journal", default=None)
 
 active_journal = _ACTIVE.get
@@ -124,17 +128,20 @@ class Journal:
                     obj.__dict__[name] = old
             elif kind == _LIST:
                 list.__setitem__(obj, slice(None), old)
+                setattr(obj, ALL_OWNED, None)
             elif kind == _DICT:
                 dict.clear(obj)
                 dict.update(obj, old)
+                setattr(obj, ALL_OWNED, None)
             elif kind == _TRUNCATE:
                 list.__delitem__(obj, slice(old, None))
             elif kind == _KEY_NEW:
                 dict.pop(obj, name, None)
             elif kind == _KEY_OLD:
                 dict.__setitem__(obj, name, old)
+                setattr(obj, ALL_OWNED, None)
             elif kind == _FIELD_SET:
-                obj.__pydantic_fields_set__.discard(name)
+                object.__setattr__(obj, "__pydantic_fields_set__", obj.__pydantic_fields_set__ - {name})
             else:
                 set.clear(obj)
                 set.update(obj, old)

@@ -8,6 +8,21 @@ State may hold `StateModel`s, lists, dicts, sets, tuples and immutable values (s
 numbers, bool, None, datetime, Decimal, enums). Containers are converted to their
 tracked twins when a model is built or an attribute is assigned, so tool code uses
 ordinary Python (`self.state.items.append(x)`, `order.status = "cancelled"`).
+
+Structural sharing: forks and snapshots of a world share its state objects, and a world
+copies only what it touches. Every tracked container and state model carries an owner, the
+generation (an opaque token) of the one app state allowed to change it in place. An app
+that may write copies its top-level state model with a fresh generation (`own`: the model,
+its nested models and its containers, shallowly, never the items inside the containers);
+a container of that generation then hands out each item (`d[k]`, `d.get`, `d.values()`,
+`lst[i]`, iteration, `pop`...) only once it is of the same generation, replacing a shared
+item by a shallow copy of its own first. So a first write after a fork copies the path
+from the state to the entity it changes, whatever the size of the rest. Values put into a
+container or model are adopted by its generation when they are fresh (no owner yet);
+readers that bypass Python methods (dumps, `==`, `dict(...)`) see the shared objects, whose
+values are right: what must never happen, and cannot through these methods, is an in-place
+write to an object another world can reach. State is a tree, as its dumps are: the same
+object put in two places is two objects once a fork has copied either path.
 """
 
 from __future__ import annotations
@@ -22,7 +37,25 @@ from typing import Any, ClassVar, SupportsIndex
 
 from pydantic import BaseModel, ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
-from .journal import active_journal
+from .journal import ALL_OWNED, active_journal
+
+OWNER = "_tw_owner"
+"""The slot holding an object's generation; unset (read as None) means fresh: owned by no state yet."""
+
+
+class Generation:
+    """The token of one app state's right to change objects in place (see the module docstring)."""
+
+    __slots__ = ()
+
+
+def _owner(obj: Any) -> Any:
+    return getattr(obj, OWNER, None)
+
+
+def _reading_only() -> bool:
+    journal = active_journal()
+    return journal is not None and journal.read_only
 
 
 def _note_container(obj: Any) -> None:
@@ -38,25 +71,67 @@ def _note_growth(obj: Any) -> None:
 
 
 class TrackedList(list):
-    """A list that records its old contents in the active journal before changing."""
+    """A list that records its old contents in the active journal before changing, and hands
+    out only items of its own generation (copying a shared one in place first)."""
 
-    __slots__ = ()
+    __slots__ = (OWNER, ALL_OWNED)
+
+    def __getitem__(self, index: Any) -> Any:
+        value = list.__getitem__(self, index)
+        if type(value) in ATOMIC_TYPES:
+            return value
+        if type(index) is slice:
+            _own_list_items(self, range(*index.indices(len(self))))
+            return list.__getitem__(self, index)
+        owner = _owner(self)
+        if _owner(value) is owner:
+            return value
+        mine = _claimed(value, owner)
+        if mine is not value:
+            list.__setitem__(self, index, mine)
+        return mine
+
+    def __iter__(self) -> Any:
+        owner = _owner(self)
+        if (owner is not None and getattr(self, ALL_OWNED, None) is owner) or _reading_only():
+            return list.__iter__(self)
+        # Items are claimed as they are reached: a scan that stops early copies only its prefix.
+        return _claiming(self, owner)
+
+    def __reversed__(self) -> Any:
+        if not _reading_only():
+            _own_all_items(self)
+        return list.__reversed__(self)
+
+    def copy(self) -> list[Any]:
+        _own_all_items(self)
+        return list.copy(self)
+
+    def __add__(self, other: Any) -> Any:
+        _own_all_items(self)
+        return list.__add__(self, other)
+
+    def __mul__(self, count: SupportsIndex) -> Any:
+        _own_all_items(self)
+        return list.__mul__(self, count)
+
+    __rmul__ = __mul__
 
     def append(self, value: Any) -> None:
         _note_growth(self)
-        list.append(self, track(value))
+        list.append(self, _admitted(self, value))
 
     def extend(self, values: Any) -> None:
         _note_growth(self)
-        list.extend(self, [track(v) for v in values])
+        list.extend(self, [_admitted(self, v) for v in values])
 
     def insert(self, index: SupportsIndex, value: Any) -> None:
         _note_container(self)
-        list.insert(self, index, track(value))
+        list.insert(self, index, _admitted(self, value))
 
     def pop(self, index: SupportsIndex = -1) -> Any:
         _note_container(self)
-        return list.pop(self, index)
+        return _claimed(list.pop(self, index), _owner(self))
 
     def remove(self, value: Any) -> None:
         _note_container(self)
@@ -77,15 +152,15 @@ class TrackedList(list):
     def __setitem__(self, index: Any, value: Any) -> None:
         _note_container(self)
         if isinstance(index, slice):
-            list.__setitem__(self, index, [track(v) for v in value])
+            list.__setitem__(self, index, [_admitted(self, v) for v in value])
         else:
-            list.__setitem__(self, index, track(value))
+            list.__setitem__(self, index, _admitted(self, value))
 
     def __delitem__(self, index: Any) -> None:
         _note_container(self)
         list.__delitem__(self, index)
 
-    def __iadd__(self, values: Any) -> TrackedList:  # type: ignore[misc]
+    def __iadd__(self, values: Any) -> TrackedList:
         self.extend(values)
         return self
 
@@ -95,19 +170,59 @@ class TrackedList(list):
         return self
 
     def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
-        return (TrackedList, (list(self),))
+        return (TrackedList, (list.copy(self),))
 
 
 class TrackedDict(dict):
-    """A dict that records its old contents in the active journal before changing."""
+    """A dict that records its old contents in the active journal before changing, and hands
+    out only values of its own generation (copying a shared one in place first).
 
-    __slots__ = ()
+    `dict(d)` and `{**d}` read the values as they are (shared ones included): fine for reading;
+    state code that changes what it reads goes through `d[k]`, `get`, `values()` or `items()`."""
+
+    __slots__ = (OWNER, ALL_OWNED)
+
+    def __getitem__(self, key: Any) -> Any:
+        value = dict.__getitem__(self, key)
+        if type(value) in ATOMIC_TYPES:
+            return value
+        owner = _owner(self)
+        if _owner(value) is owner:
+            return value
+        mine = _claimed(value, owner)
+        if mine is not value:
+            dict.__setitem__(self, key, mine)
+        return mine
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if dict.__contains__(self, key):
+            return self[key]
+        return default
+
+    def values(self) -> Any:
+        if not _reading_only():
+            _own_dict_values(self)
+        return dict.values(self)
+
+    def items(self) -> Any:
+        if not _reading_only():
+            _own_dict_values(self)
+        return dict.items(self)
+
+
+    def copy(self) -> dict[Any, Any]:
+        _own_dict_values(self)
+        return dict(dict.items(self))
+
+    def __or__(self, other: Any) -> Any:
+        _own_dict_values(self)
+        return dict.__or__(self, other)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         journal = active_journal()
         if journal is not None:
             journal.dict_key(self, key)
-        dict.__setitem__(self, key, track(value))
+        dict.__setitem__(self, key, _admitted(self, value))
 
     def __delitem__(self, key: Any) -> None:
         _note_container(self)
@@ -115,11 +230,12 @@ class TrackedDict(dict):
 
     def pop(self, *args: Any) -> Any:
         _note_container(self)
-        return dict.pop(self, *args)
+        return _claimed(dict.pop(self, *args), _owner(self))
 
     def popitem(self) -> Any:
         _note_container(self)
-        return dict.popitem(self)
+        key, value = dict.popitem(self)
+        return key, _claimed(value, _owner(self))
 
     def clear(self) -> None:
         _note_container(self)
@@ -128,17 +244,17 @@ class TrackedDict(dict):
     def update(self, *args: Any, **kwargs: Any) -> None:
         _note_container(self)
         for key, value in dict(*args, **kwargs).items():
-            dict.__setitem__(self, key, track(value))
+            dict.__setitem__(self, key, _admitted(self, value))
 
     def setdefault(self, key: Any, default: Any = None) -> Any:
-        if key in self:
-            return dict.__getitem__(self, key)
+        if dict.__contains__(self, key):
+            return self[key]
         _note_container(self)
-        value = track(default)
+        value = _admitted(self, default)
         dict.__setitem__(self, key, value)
         return value
 
-    def __ior__(self, other: Any) -> TrackedDict:  # type: ignore[misc]
+    def __ior__(self, other: Any) -> TrackedDict:
         self.update(other)
         return self
 
@@ -149,7 +265,7 @@ class TrackedDict(dict):
 class TrackedSet(set):
     """A set that records its old contents in the active journal before changing."""
 
-    __slots__ = ()
+    __slots__ = (OWNER,)
 
     def add(self, value: Any) -> None:
         _note_container(self)
@@ -219,17 +335,173 @@ def track(value: Any) -> Any:
     if kind in ATOMIC_TYPES or kind in _TRACKED or isinstance(value, StateModel):
         return value
     if kind is list:
-        return TrackedList([track(v) for v in value])
-    if kind is dict:
-        return TrackedDict({k: track(v) for k, v in value.items()})
-    if kind is set:
-        return TrackedSet(value)
-    if kind is tuple:
+        tracked: Any = TrackedList([track(v) for v in value])
+        tracked._tw_all = None
+    elif kind is dict:
+        tracked = TrackedDict({k: track(v) for k, v in value.items()})
+        tracked._tw_all = None
+    elif kind is set:
+        tracked = TrackedSet(value)
+    elif kind is tuple:
         return tuple(track(v) for v in value)
-    return value
+    else:
+        return value
+    tracked._tw_owner = None  # fresh; set so that reading it never takes the unset-slot path
+    return tracked
 
 
 _TRACKED = frozenset({TrackedList, TrackedDict, TrackedSet})
+
+
+def adopt(value: Any, owner: Any) -> Any:
+    """`value` ready to be put into a container or model of generation `owner`: plain
+    containers become tracked ones, and fresh tracked objects (no owner yet), with the fresh
+    objects inside them, take `owner`. Objects of another generation are left alone: they
+    are shared, and the container copies them when it hands them out."""
+    kind = type(value)
+    if kind in ATOMIC_TYPES:
+        return value
+    if kind is list or kind is dict or kind is set or kind is tuple:
+        value = track(value)
+        kind = type(value)
+        if kind is tuple:
+            return tuple(adopt(v, owner) for v in value)
+    if owner is None or _owner(value) is not None:
+        return value
+    if kind is TrackedList:
+        setattr(value, OWNER, owner)
+        for index, item in enumerate(list.__iter__(value)):
+            if type(item) not in ATOMIC_TYPES:
+                list.__setitem__(value, index, adopt(item, owner))
+    elif kind is TrackedDict:
+        setattr(value, OWNER, owner)
+        for key, item in dict.items(value):
+            if type(item) not in ATOMIC_TYPES:
+                dict.__setitem__(value, key, adopt(item, owner))
+    elif kind is TrackedSet:
+        setattr(value, OWNER, owner)
+    elif isinstance(value, StateModel):
+        object.__setattr__(value, OWNER, owner)
+        fields = value.__dict__
+        for name, item in fields.items():
+            if type(item) not in ATOMIC_TYPES:
+                fields[name] = adopt(item, owner)
+    return value
+
+
+def own(model: StateModel, owner: Generation) -> StateModel:
+    """A shallow copy of `model` that generation `owner` may change in place: the model and
+    the models and containers in its fields are copied, the items inside those containers
+    are not (the containers copy them one by one as they hand them out)."""
+    return _claimed(model, owner)
+
+
+def _claimed(value: Any, owner: Any) -> Any:
+    """`value` as an object of generation `owner`: itself if it already is (or is immutable),
+    else a shallow copy of the owner's."""
+    kind = type(value)
+    if kind in ATOMIC_TYPES or _owner(value) is owner:
+        return value
+    if kind is TrackedDict:
+        new: Any = TrackedDict(value)
+        new._tw_all = None
+    elif kind is TrackedList:
+        new = TrackedList(list.copy(value))  # a plain copy first: building from the list itself would iterate it
+        new._tw_all = None
+    elif kind is TrackedSet:
+        new = TrackedSet(value)
+    elif isinstance(value, StateModel):
+        return _claimed_model(value, kind, owner)
+    elif kind is tuple:
+        items = tuple(_claimed(v, owner) for v in value)
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    else:
+        return value
+    setattr(new, OWNER, owner)
+    return new
+
+
+def _claimed_model(value: StateModel, kind: type[StateModel], owner: Any) -> StateModel:
+    new = object.__new__(kind)
+    setter = object.__setattr__
+    fields = value.__dict__.copy()
+    for name in kind._nested_fields:
+        item = fields.get(name)
+        if type(item) not in ATOMIC_TYPES:
+            fields[name] = _claimed(item, owner)
+    setter(new, "__dict__", fields)
+    # Shared: a fields set is never changed in place (`__setattr__` and undo replace it).
+    setter(new, "__pydantic_fields_set__", value.__pydantic_fields_set__)
+    extra = value.__pydantic_extra__
+    setter(new, "__pydantic_extra__", None if extra is None else dict(extra))
+    private = value.__pydantic_private__
+    setter(new, "__pydantic_private__", None if private is None else copy.copy(private))
+    setter(new, OWNER, owner)
+    return new
+
+
+def _admitted(container: Any, value: Any) -> Any:
+    """`value` adopted by `container`'s generation; the container's all-owned mark is cleared
+    if it stays another generation's (a shared object put in: copied when handed out)."""
+    owner = _owner(container)
+    value = adopt(value, owner)
+    if type(value) not in ATOMIC_TYPES and _owner(value) is not owner:
+        setattr(container, ALL_OWNED, None)
+    return value
+
+
+def _all_owned(container: Any, owner: Any) -> bool:
+    return owner is not None and getattr(container, ALL_OWNED, None) is owner
+
+
+def _own_list_items(values: TrackedList, indices: range) -> None:
+    owner = _owner(values)
+    for index in indices:
+        item = list.__getitem__(values, index)
+        if type(item) not in ATOMIC_TYPES and _owner(item) is not owner:
+            mine = _claimed(item, owner)
+            if mine is not item:
+                list.__setitem__(values, index, mine)
+
+
+def _own_all_items(values: TrackedList) -> None:
+    owner = _owner(values)
+    if not _all_owned(values, owner):
+        _own_list_items(values, range(len(values)))
+        setattr(values, ALL_OWNED, owner)
+
+
+def _claiming(values: TrackedList, owner: Any) -> Any:
+    """Iterate `values`, claiming each item as it is reached (a list iterator's semantics: a
+    list changed meanwhile is read at the next index). A pass that reaches the end with the
+    list unchanged by shared insertions marks the list all-owned."""
+    pass_mark = object()
+    setattr(values, ALL_OWNED, pass_mark)
+    index = 0
+    while index < len(values):
+        item = list.__getitem__(values, index)
+        if type(item) not in ATOMIC_TYPES and _owner(item) is not owner:
+            mine = _claimed(item, owner)
+            if mine is not item:
+                list.__setitem__(values, index, mine)
+            item = mine
+        yield item
+        index += 1
+    if getattr(values, ALL_OWNED, None) is pass_mark:
+        setattr(values, ALL_OWNED, owner)
+
+
+def _own_dict_values(values: TrackedDict) -> None:
+    owner = _owner(values)
+    if _all_owned(values, owner):
+        return
+    shared = [(key, item) for key, item in dict.items(values)
+              if type(item) not in ATOMIC_TYPES and _owner(item) is not owner]
+    for key, item in shared:
+        mine = _claimed(item, owner)
+        if mine is not item:
+            dict.__setitem__(values, key, mine)
+    setattr(values, ALL_OWNED, owner)
 
 
 class StateModel(BaseModel):
@@ -239,10 +511,13 @@ class StateModel(BaseModel):
     re-validated (tools are trusted code; their inputs were validated at the boundary).
     """
 
+    __slots__ = (OWNER,)
+
     model_config = ConfigDict(validate_assignment=False, extra="forbid", revalidate_instances="never")
 
     _field_names: ClassVar[frozenset[str]] = frozenset()
     _container_fields: ClassVar[tuple[str, ...]] = ()
+    _nested_fields: ClassVar[tuple[str, ...]] = ()  # fields that may hold a container or a model
     _set_fields: ClassVar[tuple[str, ...]] = ()
     # Optional fields left out of dumps while None. Some benchmark records simply lack a
     # key (ACEBench's sent messages have no `time`); a typed field that is None would
@@ -264,6 +539,9 @@ class StateModel(BaseModel):
             name for name, info in cls.model_fields.items() if _may_hold_container(info.annotation)
         )
         cls._set_fields = tuple(name for name, info in cls.model_fields.items() if _is_set(info.annotation))
+        cls._nested_fields = tuple(
+            name for name, info in cls.model_fields.items() if _may_hold_container(info.annotation, models=True)
+        )
 
     @model_serializer(mode="wrap")
     def _serialize(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
@@ -285,6 +563,7 @@ class StateModel(BaseModel):
         return data
 
     def model_post_init(self, context: Any, /) -> None:
+        object.__setattr__(self, OWNER, None)  # fresh (see `adopt`); set so reading it is one slot read
         values = self.__dict__
         for name in self._container_fields:
             value = values.get(name)
@@ -296,8 +575,10 @@ class StateModel(BaseModel):
             journal = active_journal()
             if journal is not None:
                 journal.attribute(self, name)
-            self.__dict__[name] = track(value)
-            self.__pydantic_fields_set__.add(name)
+            self.__dict__[name] = adopt(value, _owner(self))
+            fields_set = self.__pydantic_fields_set__
+            if name not in fields_set:  # replaced, not changed in place: copies of this model share it
+                object.__setattr__(self, "__pydantic_fields_set__", fields_set | {name})
         else:
             super().__setattr__(name, value)
 
@@ -336,16 +617,19 @@ def _sorted(values: Any) -> list[Any]:
         return sorted(items, key=repr)
 
 
-def _may_hold_container(annotation: Any) -> bool:
-    """False only for annotations whose values can never be a list, dict, set or tuple."""
+def _may_hold_container(annotation: Any, models: bool = False) -> bool:
+    """False only for annotations whose values can never be a list, dict, set or tuple (nor,
+    with `models`, a model)."""
     if annotation in ATOMIC_TYPES:
         return False
-    if isinstance(annotation, type) and issubclass(annotation, (BaseModel, enum.Enum)):
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         return False
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return models
     if typing.get_origin(annotation) is typing.Literal:
         return False
     alternatives = _alternatives(annotation)
-    return alternatives is None or any(_may_hold_container(arg) for arg in alternatives)
+    return alternatives is None or any(_may_hold_container(arg, models) for arg in alternatives)
 
 
 def clone(value: Any) -> Any:
@@ -358,9 +642,9 @@ def clone(value: Any) -> Any:
     if kind in ATOMIC_TYPES:
         return value
     if kind is TrackedList or kind is list:
-        return TrackedList([v if type(v) in ATOMIC_TYPES else clone(v) for v in value])
+        return TrackedList([v if type(v) in ATOMIC_TYPES else clone(v) for v in list.__iter__(value)])
     if kind is TrackedDict or kind is dict:
-        return TrackedDict({k: v if type(v) in ATOMIC_TYPES else clone(v) for k, v in value.items()})
+        return TrackedDict({k: v if type(v) in ATOMIC_TYPES else clone(v) for k, v in dict.items(value)})
     if isinstance(value, StateModel):
         return _clone_model(value, kind)
     if kind is TrackedSet or kind is set:
@@ -397,14 +681,16 @@ def plain(value: Any) -> Any:
         return value
     if kind is dict or kind is TrackedDict:
         out = {}
-        for key, item in value.items():
+        for key, item in dict.items(value):
             item_kind = type(item)
             out[key if type(key) is str else _plain_key(key)] = (
                 item if item_kind is str or item_kind is int or item_kind is float
                 or item_kind is bool or item is None else plain(item)
             )
         return out
-    if kind in (list, tuple, TrackedList):
+    if kind is TrackedList:
+        return [plain(v) for v in list.__iter__(value)]
+    if kind in (list, tuple):
         return [plain(v) for v in value]
     if isinstance(value, BaseModel):
         # `model_dump(mode="json")` without its Python wrapper (the same serializer, the same defaults).

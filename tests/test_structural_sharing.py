@@ -1,0 +1,306 @@
+"""Structural sharing: forks and snapshots share state objects, a world copies only the path it
+writes to, and no world ever sees another's writes, whatever mix of nested containers, models,
+failing calls, snapshots and restores it goes through."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from sandbox import App, StateModel, ToolError, World, tool
+from sandbox.state import TrackedDict, TrackedList
+
+
+class Card(StateModel):
+    title: str
+    votes: int = 0
+    labels: list[str] = []
+    notes: dict[str, list[int]] = {}
+
+
+class Lane(StateModel):
+    name: str
+    cards: list[Card] = []
+    owners: set[str] = set()
+    pinned: tuple[Card, ...] = ()
+
+
+class BoardState(StateModel):
+    lanes: dict[str, Lane] = {}
+    archive: list[Card] = []
+    grid: list[dict[str, list[int]]] = []
+    counter: int = 0
+
+
+class Board(App[BoardState]):
+    """A kanban board: lanes of cards, every kind of nesting the engine tracks."""
+
+    @tool
+    def add_card(self, lane: str, title: str) -> int:
+        """Add a card at the end of a lane (made if missing).
+
+        Args:
+            lane: The lane.
+            title: The card's title.
+        """
+        lanes = self.state.lanes
+        if lane not in lanes:
+            lanes[lane] = Lane(name=lane)
+        lanes[lane].cards.append(Card(title=title))
+        self.state.counter += 1
+        return len(lanes[lane].cards)
+
+    @tool
+    def vote(self, lane: str, index: int) -> int:
+        """Vote for a card.
+
+        Args:
+            lane: The lane.
+            index: The card's position.
+        """
+        card = self._card(lane, index)
+        card.votes += 1
+        card.notes.setdefault("votes", []).append(card.votes)
+        return card.votes
+
+    @tool
+    def label(self, lane: str, index: int, label: str) -> None:
+        """Label a card and note who owns the lane.
+
+        Args:
+            lane: The lane.
+            index: The card's position.
+            label: The label.
+        """
+        self._card(lane, index).labels.append(label)
+        self.state.lanes[lane].owners.add(label)
+
+    @tool
+    def move(self, lane: str, index: int, to: str) -> None:
+        """Move a card to another lane (made if missing).
+
+        Args:
+            lane: The lane it is in.
+            index: The card's position.
+            to: The lane it goes to.
+        """
+        self._card(lane, index)
+        card = self.state.lanes[lane].cards.pop(index)
+        lanes = self.state.lanes
+        if to not in lanes:
+            lanes[to] = Lane(name=to)
+        lanes[to].cards.insert(0, card)
+
+    @tool
+    def archive(self, lane: str) -> int:
+        """Archive a lane's cards, a copy of the first one pinned on the lane (state is a tree:
+        one object in two places would be two objects after a fork, as in any dump).
+
+        Args:
+            lane: The lane.
+        """
+        if lane not in self.state.lanes:
+            raise ToolError(f"no lane {lane!r}")
+        the_lane = self.state.lanes[lane]
+        cards = list(the_lane.cards)
+        the_lane.pinned = tuple(card.model_copy(deep=True) for card in cards[:1])
+        self.state.archive.extend(cards)
+        the_lane.cards.clear()
+        return len(cards)
+
+    @tool
+    def retitle_everything(self, suffix: str) -> None:
+        """Add a suffix to every card, then fail if the suffix is "!" (the call is undone).
+
+        Args:
+            suffix: What to add.
+        """
+        for lane in self.state.lanes.values():
+            for card in lane.cards:
+                card.title += suffix
+            for card in lane.pinned:
+                card.votes += 1
+        for card in self.state.archive:
+            card.title += suffix
+        self.state.grid.append({"row": [len(self.state.archive)]})
+        for row in self.state.grid:
+            row["row"].append(1)
+        if suffix == "!":
+            raise ToolError("refused after writing")
+
+    @tool
+    def reverse_then_fail(self, lane: str) -> None:
+        """Reverse a lane, vote for all its cards, then fail (the call is undone: undo puts back
+        cards that may still be shared).
+
+        Args:
+            lane: The lane.
+        """
+        if lane in self.state.lanes:
+            cards = self.state.lanes[lane].cards
+            cards.reverse()
+            for card in cards:
+                card.votes += 1
+        raise ToolError("refused after writing")
+
+    @tool
+    def first_with_votes(self, lane: str) -> str:
+        """Scan a lane for the first card with votes and mark it (a scan that stops early).
+
+        Args:
+            lane: The lane.
+        """
+        for card in self.state.lanes[lane].cards if lane in self.state.lanes else []:
+            if card.votes:
+                card.title += "*"
+                return card.title
+        return ""
+
+    @tool(mutates=False)
+    def count(self, lane: str) -> int:
+        """How many cards a lane has.
+
+        Args:
+            lane: The lane.
+        """
+        lane_state = self.state.lanes.get(lane)
+        return 0 if lane_state is None else len(lane_state.cards)
+
+    def _card(self, lane: str, index: int) -> Card:
+        lane_state = self.state.lanes.get(lane)
+        if lane_state is None or not 0 <= index < len(lane_state.cards):
+            raise ToolError("no such card")
+        card: Card = lane_state.cards[index]
+        return card
+
+
+LANES = st.sampled_from(["todo", "doing", "done"])
+CALLS = st.one_of(
+    st.tuples(st.just("add_card"), st.fixed_dictionaries({"lane": LANES, "title": st.sampled_from("abc")})),
+    st.tuples(st.just("vote"), st.fixed_dictionaries({"lane": LANES, "index": st.integers(0, 2)})),
+    st.tuples(st.just("label"), st.fixed_dictionaries({"lane": LANES, "index": st.integers(0, 2),
+                                                       "label": st.sampled_from("xy")})),
+    st.tuples(st.just("move"), st.fixed_dictionaries({"lane": LANES, "index": st.integers(0, 2), "to": LANES})),
+    st.tuples(st.just("archive"), st.fixed_dictionaries({"lane": LANES})),
+    st.tuples(st.just("retitle_everything"), st.fixed_dictionaries({"suffix": st.sampled_from(["+", "!"])})),
+    st.tuples(st.just("count"), st.fixed_dictionaries({"lane": LANES})),
+    st.tuples(st.just("reverse_then_fail"), st.fixed_dictionaries({"lane": LANES})),
+    st.tuples(st.just("first_with_votes"), st.fixed_dictionaries({"lane": LANES})),
+)
+STEPS = st.lists(st.one_of(
+    st.tuples(st.just("call"), st.integers(0, 7), CALLS),
+    st.tuples(st.just("fork"), st.integers(0, 7), st.none()),
+    st.tuples(st.just("snapshot"), st.integers(0, 7), st.none()),
+    st.tuples(st.just("restore"), st.integers(0, 7), st.none()),
+    st.tuples(st.just("poke"), st.integers(0, 7), st.sampled_from(["todo", "doing"])),
+), min_size=1, max_size=40)
+
+
+def _seeded() -> World:
+    world = World([Board()])
+    for lane, title in (("todo", "a"), ("todo", "b"), ("doing", "c")):
+        world.call("add_card", {"lane": lane, "title": title})
+    world.call("label", {"lane": "todo", "index": 0, "label": "x"})
+    return world
+
+
+def _replayed(history: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The state a world that never forked, snapshotted or restored reaches with the same history."""
+    world = _seeded()
+    for kind, step in history:
+        if kind == "call":
+            world.call(*step)
+        else:  # a direct write outside any call
+            card = world.app(Board).state.lanes[step].cards[0]
+            card.votes += 100
+    return world.state()
+
+
+@settings(max_examples=150, deadline=None)
+@given(STEPS)
+@example([("fork", 0, None), ("call", 1, ("reverse_then_fail", {"lane": "todo"})),  # undo puts shared cards
+          ("call", 1, ("retitle_everything", {"suffix": "+"}))])  # back: the next full scan must claim them
+@example([("fork", 0, None), ("call", 1, ("retitle_everything", {"suffix": "+"}))])
+def test_forks_snapshots_and_restores_never_leak_writes(steps: list[tuple[str, int, Any]]) -> None:
+    base = _seeded()
+    worlds: list[tuple[World, list[tuple[str, Any]]]] = [(base, [])]
+    snapshots: dict[int, tuple[Any, list[tuple[str, Any]]]] = {}
+    for kind, which, payload in steps:
+        index = which % len(worlds)
+        world, history = worlds[index]
+        if kind == "call":
+            world.call(*payload)
+            history.append(("call", payload))
+        elif kind == "fork":
+            worlds.append((world.fork(), list(history)))
+        elif kind == "snapshot":
+            snapshots[index] = (world.snapshot(), list(history))
+        elif kind == "restore" and index in snapshots:
+            snapshot, saved = snapshots[index]
+            world.restore(snapshot)
+            worlds[index] = (world, list(saved))
+        elif kind == "poke":
+            lane = world.app(Board).state.lanes.get(payload)
+            if lane is not None and lane.cards:
+                lane.cards[0].votes += 100
+                history.append(("poke", payload))
+        for each, each_history in worlds:
+            assert each.state() == _replayed(each_history)
+
+
+def test_a_first_write_after_a_fork_copies_only_its_path() -> None:
+    world = World([Board()])
+    for number in range(300):
+        world.call("add_card", {"lane": f"lane{number % 3}", "title": f"card {number}"})
+    parent = world.app(Board).state
+    fork = world.fork()
+    assert fork.call("vote", {"lane": "lane1", "index": 5}).ok
+    child = fork.app(Board).state
+    assert child is not parent and child.lanes is not parent.lanes
+    changed = child.lanes["lane1"].cards[5]
+    assert changed is not parent.lanes["lane1"].cards[5] and changed.votes == 1
+    assert parent.lanes["lane1"].cards[5].votes == 0
+    # Every other lane and every other card is the parent's own object.
+    shared_lanes = [name for name in ("lane0", "lane2") if dict.__getitem__(child.lanes, name) is
+                    dict.__getitem__(parent.lanes, name)]
+    assert shared_lanes == ["lane0", "lane2"]
+    siblings = list.copy(dict.__getitem__(child.lanes, "lane1").cards)
+    originals = list.copy(dict.__getitem__(parent.lanes, "lane1").cards)
+    assert sum(a is b for a, b in zip(siblings, originals, strict=True)) == len(originals) - 1
+
+
+def test_a_scan_that_stops_early_copies_only_what_it_passed() -> None:
+    world = World([Board()])
+    for number in range(50):
+        world.call("add_card", {"lane": "todo", "title": f"card {number}"})
+    world.call("vote", {"lane": "todo", "index": 3})
+    fork = world.fork()
+    assert fork.call("first_with_votes", {"lane": "todo"}).result == "card 3*"
+    mine = list.copy(dict.__getitem__(fork.app(Board).state.lanes, "todo").cards)
+    theirs = list.copy(dict.__getitem__(world.app(Board).state.lanes, "todo").cards)
+    assert [a is b for a, b in zip(mine, theirs, strict=True)] == [False] * 4 + [True] * 46
+    assert world.state()["Board"]["lanes"]["todo"]["cards"][3]["title"] == "card 3"
+
+
+def test_read_only_calls_of_a_fork_copy_nothing() -> None:
+    world = _seeded()
+    fork = world.fork()
+    assert fork.call("count", {"lane": "todo"}).result == 2
+    assert fork.app(Board)._state is world.app(Board)._state
+
+
+def test_fresh_values_are_adopted_and_shared_ones_are_copied_before_handed_out() -> None:
+    world = _seeded()
+    fork = world.fork()
+    lanes = fork.app(Board).state.lanes
+    assert isinstance(lanes, TrackedDict)
+    cards = lanes["todo"].cards
+    assert isinstance(cards, TrackedList)
+    first = cards[0]
+    assert first is not dict.__getitem__(world.app(Board).state.lanes, "todo").cards[0]
+    assert cards[0] is first  # copied once, then its own
+    first.labels.append("z")
+    assert world.state()["Board"]["lanes"]["todo"]["cards"][0]["labels"] == ["x"]
+    assert fork.state()["Board"]["lanes"]["todo"]["cards"][0]["labels"] == ["x", "z"]
