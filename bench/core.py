@@ -2,8 +2,8 @@
 
 Run: python bench/core.py [--forks 10000] [--tasks 110]
 
-Targets (issue #2): read call <= 10 us, mutating call <= 25 us, fork <= 15 us,
-<= 20 KB per idle forked world. Timed batches run with the garbage collector off, as
+Targets (issue #2, tightened for calls by issue 12): read call <= 5 us, mutating call <= 8 us,
+fork <= 15 us, <= 20 KB per idle forked world. Timed batches run with the garbage collector off, as
 `timeit` does; one extra row shows a read call with it on. Every measure starts from
 a fresh world so history left by earlier measures does not weigh on later ones.
 """
@@ -54,7 +54,7 @@ def main() -> None:
     del forks
 
     world = todo_world(tasks=args.tasks)
-    rows.append(("read call (get_task)", *fmt(per_op_us(lambda: world.call("get_task", {"task_id": 7}))), "<= 10 us"))
+    rows.append(("read call (get_task)", *fmt(per_op_us(lambda: world.call("get_task", {"task_id": 7}))), "<= 5 us"))
 
     world = todo_world(tasks=args.tasks)
     rows.append(
@@ -72,7 +72,7 @@ def main() -> None:
         flip[0] ^= 1
         world.call("complete_task" if flip[0] else "reopen_task", {"task_id": 7})
 
-    rows.append(("mutating call (complete/reopen)", *fmt(per_op_us(mutate)), "<= 25 us"))
+    rows.append(("mutating call (complete/reopen)", *fmt(per_op_us(mutate)), "<= 8 us"))
 
     world = todo_world(tasks=args.tasks)
     rows.append(

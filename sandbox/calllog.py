@@ -72,6 +72,7 @@ class CallRecord(NamedTuple):
 
 
 _MAX_DEPTH = 16
+_new_tuple = tuple.__new__
 
 
 class CallLog(Sequence[CallRecord]):
@@ -107,6 +108,19 @@ class CallLog(Sequence[CallRecord]):
 
     def append(self, record: CallRecord) -> None:
         self._own.append(record)
+
+    def add(self, tool: str | None, app: str | None, arguments: Any, validated: dict[str, Any] | None, result: Any,
+            error: CallError | None, changed: bool, time: _dt.datetime) -> CallRecord:
+        """Append the record of the next call, numbered in order, and return it.
+
+        Built with `tuple.__new__`, as the named tuple's own constructor does after one more
+        Python frame: this runs once per call.
+        """
+        own = self._own
+        record: CallRecord = _new_tuple(CallRecord, (self._prefix_len + len(own), tool, app, arguments, validated,
+                                                     result, error, changed, time))
+        own.append(record)
+        return record
 
     def __len__(self) -> int:
         return self._prefix_len + len(self._own)

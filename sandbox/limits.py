@@ -154,29 +154,64 @@ def printable_text(text: str) -> str:
 def checked_copy(arguments: dict[Any, Any], limits: InputLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """A JSON copy of a call's arguments sharing nothing with them; `LimitExceeded` on the first bad value.
 
-    Most calls pass a few short ASCII strings and small numbers; those are copied inline
-    (this runs on every call), anything else takes the full walk.
+    Most calls pass short ASCII strings and small numbers, at most a few levels deep; those
+    are copied by a quick walk that only accepts (this runs on every call). Anything else,
+    and anything near a bound, takes the full walk, which names the bound it breaks.
     """
-    out: dict[str, Any] = {}
-    bound, longest, total = limits.int_bound, limits.max_string_chars, 0
-    for key, item in arguments.items():
-        kind = type(item)
-        if type(key) is not str or len(key) > longest or not key.isascii():
-            break
-        if kind is str:
-            if len(item) > longest or not item.isascii():
-                break
-            total += len(item)
-        elif kind is int:
-            if not -bound < item < bound:
-                break
-        elif not (kind is bool or kind is float or item is None):
-            break
-        out[key] = item
-    else:
-        if total <= limits.max_message_chars and len(out) < limits.max_items:
-            return out
+    budget = [limits.max_items, limits.max_message_chars]
+    copied = _quick_mapping(arguments, 1, limits, budget)
+    if copied is not _UNSURE and budget[0] >= 0 and budget[1] >= 0:
+        return copied
     return _Walk(limits, strict=True).mapping(arguments, 1, "")
+
+
+# The quick walk's answer when it cannot vouch for a value (the full walk then decides).
+_UNSURE: Any = object()
+# How deep the quick walk follows lists and objects; deeper input takes the full walk.
+_QUICK_DEPTH = 4
+
+
+def _quick_mapping(value: Any, depth: int, limits: InputLimits, budget: list[int]) -> Any:
+    """A copy of a dict whose keys are short ASCII text, or `_UNSURE`; `budget` counts down values and characters."""
+    out: dict[str, Any] = {}
+    longest = limits.max_string_chars
+    for key, item in value.items():
+        if type(key) is not str or len(key) > longest or not key.isascii():
+            return _UNSURE
+        budget[1] -= len(key)
+        copied = _quick_value(item, depth, limits, budget)
+        if copied is _UNSURE:
+            return _UNSURE
+        out[key] = copied
+    return out
+
+
+def _quick_value(value: Any, depth: int, limits: InputLimits, budget: list[int]) -> Any:
+    """`value` copied as the full walk would copy it, or `_UNSURE`; `depth` as in `_Walk.value`."""
+    budget[0] -= 1
+    kind = type(value)
+    if kind is str:
+        if len(value) > limits.max_string_chars or not value.isascii():
+            return _UNSURE
+        budget[1] -= len(value)
+        return value
+    if kind is int:
+        return value if -limits.int_bound < value < limits.int_bound else _UNSURE
+    if kind is float or kind is bool or value is None:
+        return value
+    if depth >= limits.max_depth or depth >= _QUICK_DEPTH or budget[0] < 0:
+        return _UNSURE
+    if kind is dict or kind is TrackedDict:
+        return _quick_mapping(value, depth + 1, limits, budget)
+    if kind is list or kind is tuple or kind is TrackedList:
+        out = []
+        for item in value:
+            copied = _quick_value(item, depth + 1, limits, budget)
+            if copied is _UNSURE:
+                return _UNSURE
+            out.append(copied)
+        return out
+    return _UNSURE
 
 
 def redacted_copy(value: Any, limits: InputLimits = DEFAULT_LIMITS) -> Any:

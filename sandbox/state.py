@@ -693,7 +693,8 @@ def plain(value: Any) -> Any:
     if kind in (list, tuple):
         return [plain(v) for v in value]
     if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
+        # `model_dump(mode="json")` without its Python wrapper (the same serializer, the same defaults).
+        return kind.__pydantic_serializer__.to_python(value, mode="json")
     if kind in (set, frozenset, TrackedSet):
         items = [plain(v) for v in value]
         try:

@@ -10,6 +10,7 @@ the code.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import types
 import typing
@@ -21,6 +22,7 @@ import docstring_parser
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
+from .arguments import ArgumentPlan, plan_for
 from .limits import printable_text, type_name
 from .state import ATOMIC_TYPES
 
@@ -50,6 +52,14 @@ class ToolSpec:
     def validator(self) -> Any:
         """pydantic-core's validator for the arguments (skips a Python frame per call)."""
         return self.args_model.__pydantic_validator__
+
+    @functools.cached_property
+    def fast_arguments(self) -> ArgumentPlan | None:
+        """The fast lane's plan for this tool's arguments (`sandbox.arguments`), read from the
+        argument model on first use; None when a subclass validates its own way."""
+        if type(self).validator is not ToolSpec.validator:
+            return None
+        return plan_for(self.args_model.__pydantic_core_schema__)
 
     def bound_to(self, app: str) -> ToolSpec:
         return dataclasses.replace(self, app=app)

@@ -186,24 +186,31 @@ class World:
                               f"arguments for {spec.name} must be an object of named values")
             return self._record(spec.name, spec.app, redacted_copy(arguments, self.limits), None, None, error,
                                 False)
-        try:
-            raw = checked_copy(arguments, self.limits)
-        except LimitExceeded as exc:
-            return self._refuse(spec, redacted_copy(arguments, self.limits), exc)
-        try:
-            parsed = spec.validator.validate_python(arguments, strict=self._strict, extra="forbid")
-        except ValidationError as exc:
-            message, details = describe_validation_error(spec.name, exc)
-            error = CallError("invalid_arguments", message, tuple(details))
-            return self._record(spec.name, spec.app, raw, None, None, error, False)
-        kwargs = parsed.__dict__
-        if not self._strict:
+        plan = spec.fast_arguments
+        checked = plan.check(arguments, self.limits) if plan is not None else None
+        if checked is not None:
+            # Scalars already of their parameters' types: bounded, valid and copied in one pass.
+            raw, kwargs = checked
+            validated = kwargs
+        else:
             try:
-                check_integers(kwargs, self.limits)
+                raw = checked_copy(arguments, self.limits)
             except LimitExceeded as exc:
-                return self._refuse(spec, raw, exc)
-        # The parsed model is private to this call, so its dict can be logged as is.
-        validated = kwargs if spec.atomic_args else plain(kwargs)
+                return self._refuse(spec, redacted_copy(arguments, self.limits), exc)
+            try:
+                parsed = spec.validator.validate_python(arguments, strict=self._strict, extra="forbid")
+            except ValidationError as exc:
+                message, details = describe_validation_error(spec.name, exc)
+                error = CallError("invalid_arguments", message, tuple(details))
+                return self._record(spec.name, spec.app, raw, None, None, error, False)
+            kwargs = parsed.__dict__
+            if not self._strict:
+                try:
+                    check_integers(kwargs, self.limits)
+                except LimitExceeded as exc:
+                    return self._refuse(spec, raw, exc)
+            # The parsed model is private to this call, so its dict can be logged as is.
+            validated = kwargs if spec.atomic_args else plain(kwargs)
         app = self._apps[spec.app]  # type: ignore[index]
         journal = Journal(spec.name, not spec.mutates)
         clock, rng = self.clock, self.rng
@@ -377,10 +384,9 @@ class World:
         changed: bool,
         now: _dt.datetime | None = None,
     ) -> CallRecord:
-        log, clock = self.log, self.clock
-        record = CallRecord(len(log), tool, app, arguments, validated, result, error, changed,
-                            clock._now if now is None else now)
-        log.append(record)
+        clock = self.clock
+        record = self.log.add(tool, app, arguments, validated, result, error, changed,
+                              clock._now if now is None else now)
         if clock.tick:
             clock._now += clock.tick
         return record

@@ -7,10 +7,12 @@ import sys
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from sandbox import Call, ParseError, World, parse_message
 from sandbox.fuzzing import TrickyStr as HostileStr
-from sandbox.limits import DEFAULT_LIMITS, InputLimits, LimitExceeded, checked_copy, redacted_copy
+from sandbox.limits import DEFAULT_LIMITS, InputLimits, LimitExceeded, _Walk, checked_copy, redacted_copy
 from scenarios.acebench import ALL_CLASSES, acebench_world
 from scenarios.todo import TodoApp, todo_world
 
@@ -301,3 +303,34 @@ def test_typed_python_values_pass_the_boundary_and_are_logged_as_json() -> None:
     with pytest.raises(LimitExceeded) as caught:
         checked_copy({"tags": {1: nested(DEFAULT_LIMITS.max_depth)}})
     assert caught.value.limit == "max_depth"
+
+
+_SMALL = InputLimits(max_depth=2, max_items=6, max_string_chars=8, max_message_chars=14, max_int_digits=3)
+_LEAVES = st.one_of(st.text("abc", max_size=10), st.integers(min_value=-2_000, max_value=2_000), st.floats(),
+                    st.booleans(), st.none(), st.sampled_from(["é", "a\udc00", "ok"]))
+_TREES = st.recursive(_LEAVES, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.lists(inner, max_size=3).map(tuple),
+    st.dictionaries(st.one_of(st.text(max_size=9), st.integers()), inner, max_size=3)), max_leaves=16)
+
+
+def _walked(arguments: dict[Any, Any], limits: InputLimits) -> Any:
+    """The full walk alone: the copy, or the limit it names."""
+    try:
+        return _Walk(limits, strict=True).mapping(arguments, 1, "")
+    except LimitExceeded as exc:
+        return exc.limit
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(st.text("xyz", max_size=9), _TREES, max_size=4), st.sampled_from([_SMALL, DEFAULT_LIMITS]))
+@example({"a": "abcdefgh", "b": "abcdefgh"}, _SMALL)  # characters over, each string within
+@example({"abcdefgh": "abcdefgh"}, _SMALL)  # the key's characters count too
+@example({"a": [1, 2, 3], "b": [4, 5]}, _SMALL)  # values over
+@example({"a": [[1]]}, _SMALL)  # too deep
+@example({"a": [{"b": "ok"}], "c": (True, None, 1.5)}, _SMALL)
+def test_the_quick_copy_agrees_with_the_full_walk(arguments: dict[Any, Any], limits: InputLimits) -> None:
+    try:
+        copied: Any = checked_copy(arguments, limits)
+    except LimitExceeded as exc:
+        copied = exc.limit
+    assert json.dumps(copied) == json.dumps(_walked(arguments, limits))
