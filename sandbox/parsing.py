@@ -384,7 +384,7 @@ _NAME = _IDENT + r"(?:\." + _IDENT + ")*+"
 # to stay far from any digit bound; decimal floats; the Python and JSON constants. None may run
 # into a following name character. Groups: the quoted string, the sign, the integer, the float,
 # the constant.
-_STRING_BODY = r"(?:[^{q}\\\x00-\x1f]|\\['\"\\nt])*+"
+_STRING_BODY = r"[^{q}\\\x00-\x1f]*+(?:\\['\"\\nt][^{q}\\\x00-\x1f]*+)*+"
 
 
 def _scalar_pattern(group: str) -> str:
@@ -643,6 +643,7 @@ def _kind(node: ast.AST) -> str:
 # -- repairs -------------------------------------------------------------------------------
 
 _CLOSERS = ",)]}:"
+_QUOTE_OR_ESCAPE = re.compile(r"['\"\\]")
 
 
 def _repair(body: str) -> tuple[str, list[str]]:
@@ -667,32 +668,33 @@ def _escape_apostrophes(text: str) -> tuple[str, int]:
 
     A quote closes a string only if what follows it (after spaces) could follow a value:
     a comma, a bracket, a colon or the end. `'Domino's'` thus becomes `'Domino\\'s'`.
+    Only quotes and backslashes change the reading, so the scan jumps from one to the next.
     """
     out: list[str] = []
     count = 0
-    i = 0
+    kept = 0  # text[kept:] is not yet in `out`
+    at = 0
+    end = len(text)
     quote: str | None = None
-    while i < len(text):
+    while (found := _QUOTE_OR_ESCAPE.search(text, at)) is not None:
+        i = found.start()
         ch = text[i]
+        at = i + 1
         if quote is None:
-            if ch in "'\"":
+            if ch != "\\":
                 quote = ch
-            out.append(ch)
         elif ch == "\\":
-            out.append(text[i : i + 2])
-            i += 2
-            continue
+            at = i + 2  # the escaped character is part of the string, whatever it is
         elif ch == quote:
-            after = i + 1
-            while after < len(text) and text[after] in " \t\r\n":
+            after = at
+            while after < end and text[after] in " \t\r\n":
                 after += 1
-            if quote == "'" and after < len(text) and text[after] not in _CLOSERS:
+            if quote == "'" and after < end and text[after] not in _CLOSERS:
+                out.append(text[kept:i])
                 out.append("\\'")
+                kept = at
                 count += 1
             else:
                 quote = None
-                out.append(ch)
-        else:
-            out.append(ch)
-        i += 1
+    out.append(text[kept:])
     return "".join(out), count

@@ -269,6 +269,12 @@ class World:
     def _read(self, message: Any) -> list[Call] | list[Call | ParseError]:
         if type(message) is str:
             return parse_items(message, limits=self.limits)
+        if type(message) is list and len(message) <= self.limits.max_calls:  # what `parse_message` gives
+            calls = message[:]
+            for call in calls:
+                if type(call) is not Call:
+                    raise ParseError("every call of a message must be a Call(name, arguments)")
+            return calls
         if isinstance(message, (str, bytes, bytearray, Mapping)) or not isinstance(message, Sequence):
             raise ParseError(f"expected a message as text or a list of calls, got {type_name(message)}")
         calls = list(message[: self.limits.max_calls + 1])

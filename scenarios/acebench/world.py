@@ -42,19 +42,28 @@ def acebench_world(
     The world is a fork of a template built once per (classes, language, configuration,
     seed): validating the default data is most of the cost of building one.
     """
+    names = _app_names(classes if type(classes) is tuple else tuple(classes))
+    device = initial_config.get("BaseApi") if initial_config else None
+    if not device:  # the default device: the common case, so no configuration is read
+        return _template(names, lang, False, True, (), seed, coercion).fork()
+    users = device.get("logged_in_users", [])
+    if isinstance(users, (list, tuple)) and all(type(user) is str for user in users):
+        # What the configuration can change, as a hashable key: one template per distinct world.
+        return _template(names, lang, bool(device.get("wifi", False)), bool(device.get("logged_in", True)),
+                         tuple(users), seed, coercion).fork()
+    return _build(list(names), lang, initial_config or {}, seed, coercion)
+
+
+@functools.lru_cache(maxsize=256)
+def _app_names(classes: tuple[str, ...]) -> tuple[str, ...]:
+    """The apps a list of ACEBench classes stands for: each once, BaseApi first when a phone app needs it."""
     names = list(dict.fromkeys(classes))
     unknown = [name for name in names if name not in APP_CLASSES]
     if unknown:
         raise KeyError(f"unknown ACEBench classes: {', '.join(unknown)}; known: {', '.join(APP_CLASSES)}")
     if PHONE_APPS.intersection(names) and "BaseApi" not in names:
         names.insert(0, "BaseApi")
-    device = (initial_config or {}).get("BaseApi") or {}
-    users = device.get("logged_in_users", [])
-    if isinstance(users, (list, tuple)) and all(type(user) is str for user in users):
-        # What the configuration can change, as a hashable key: one template per distinct world.
-        return _template(tuple(names), lang, bool(device.get("wifi", False)), bool(device.get("logged_in", True)),
-                         tuple(users), seed, coercion).fork()
-    return _build(names, lang, initial_config or {}, seed, coercion)
+    return tuple(names)
 
 
 @functools.lru_cache(maxsize=256)
