@@ -5,6 +5,11 @@ and defaults from its signature, descriptions from `Annotated[..., Field(descrip
 or the docstring's `Args:` section, the tool description from the rest of the
 docstring — so a world author writes each fact once and the schema cannot drift from
 the code.
+
+What `@tool` can check by reading the method (type hints, docstring, nameable parameters) it
+checks at once; the pydantic argument model and its JSON Schema are built on first use
+(`ToolArguments`), so an argument type pydantic cannot describe shows up then, as an
+`internal_error` record or an exception from `spec.parameters` (`sandbox.testing` reads every schema).
 """
 
 from __future__ import annotations
@@ -31,6 +36,51 @@ Coercion = Literal["lax", "strict"]
 _TOOL_ATTR = "__toolworlds_tool__"
 
 
+class ToolArguments:
+    """A tool's argument model and the JSON Schema shown for it, built on first use.
+
+    Building them is most of what importing a world family costs (pydantic makes a model and a
+    validator per tool), and a process that runs a replay, or one task, calls only a few of the
+    tools it imports. Every copy of a spec bound to another app shares one of these, so each is
+    built at most once per process.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        fields: Mapping[str, tuple[Any, FieldInfo]] | None = None,
+        *,
+        model: type[BaseModel] | None = None,
+        schema: dict[str, Any] | None = None,
+    ) -> None:
+        if fields is None and model is None:
+            raise TypeError("ToolArguments needs the fields to build a model from, or the model")
+        self._name = name
+        self._fields = fields
+        if model is not None:
+            self.__dict__["model"] = model
+        if schema is not None:
+            self.__dict__["schema"] = schema
+
+    @classmethod
+    def given(cls, model: type[BaseModel], schema: dict[str, Any]) -> ToolArguments:
+        """Arguments whose model and schema are already built (tools described by data)."""
+        return cls(model.__name__, model=model, schema=schema)
+
+    @functools.cached_property
+    def model(self) -> type[BaseModel]:
+        assert self._fields is not None  # set whenever the model was not given
+        return create_model(
+            f"{self._name}_arguments",
+            __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
+            **self._fields,  # type: ignore[call-overload]
+        )
+
+    @functools.cached_property
+    def schema(self) -> dict[str, Any]:
+        return parameters_schema(self.model)
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     """Everything known about one tool: what the agent sees and what the world runs.
@@ -41,17 +91,26 @@ class ToolSpec:
 
     name: str
     description: str
-    parameters: dict[str, Any]
-    args_model: type[BaseModel]
+    arguments: ToolArguments = field(repr=False)
     function: Callable[..., Any] = field(repr=False)
     mutates: bool = True
     app: str | None = None
     atomic_args: bool = True
 
     @property
+    def args_model(self) -> type[BaseModel]:
+        """The pydantic model of the arguments (`extra="forbid"`)."""
+        return self.arguments.model
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The arguments' JSON Schema (2020-12), references inlined: what every export starts from."""
+        return self.arguments.schema
+
+    @property
     def validator(self) -> Any:
         """pydantic-core's validator for the arguments (skips a Python frame per call)."""
-        return self.args_model.__pydantic_validator__
+        return self.arguments.model.__pydantic_validator__
 
     @functools.cached_property
     def fast_arguments(self) -> ArgumentPlan | None:
@@ -121,19 +180,13 @@ def build_spec(
         default = ... if param.default is inspect.Parameter.empty else param.default
         info = _field_info(annotation, default, param_docs.get(param.name))
         fields[param.name] = (annotation, info)
-    args_model = create_model(
-        f"{tool_name}_arguments",
-        __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
-        **fields,
-    )
     text = description if description is not None else _description(doc)
     if not text:
         raise TypeError(f"tool {tool_name!r} needs a docstring: the model reads it")
     return ToolSpec(
         name=tool_name,
         description=text,
-        parameters=parameters_schema(args_model),
-        args_model=args_model,
+        arguments=ToolArguments(tool_name, fields),
         function=fn,
         mutates=mutates,
         atomic_args=atomic,

@@ -146,3 +146,47 @@ def test_app_without_state_model_is_a_clear_error() -> None:
 
     with pytest.raises(TypeError, match="App\\[SomeStateModel\\]"):
         NoState()
+
+
+def test_argument_models_are_built_on_first_use_once_per_process() -> None:
+    class Counter(App[Empty]):
+        @tool(mutates=False)
+        def peek(self, step: int = 1) -> int:
+            """Show a number.
+
+            Args:
+                step: How far to look.
+            """
+            return step
+
+    spec = Counter.tool_specs["peek"]
+    assert "model" not in vars(spec.arguments)  # importing a family builds no pydantic models
+    first, second = World([Counter()]), World([Counter(name="Other")])
+    assert first.tools["peek"].arguments is spec.arguments is second.tools["peek"].arguments
+    assert first.call("peek", {"step": 2}).result == 2
+    assert first.call("peek", {"step": "x"}).error.type == "invalid_arguments"
+    built = vars(spec.arguments)["model"]
+    assert second.tools["peek"].args_model is built  # bound copies share what the first use built
+    assert second.tools["peek"].parameters["properties"]["step"] == {"type": "integer", "default": 1,
+                                                                     "description": "How far to look."}
+
+
+class Opaque:
+    """A type pydantic has no schema for."""
+
+
+def test_an_argument_type_pydantic_cannot_read_fails_the_call_not_the_world() -> None:
+    class Odd(App[Empty]):
+        @tool
+        def take(self, thing: Opaque) -> str:
+            """Take a thing.
+
+            Args:
+                thing: Something pydantic has no schema for.
+            """
+            return "taken"
+
+    world = World([Odd()])
+    record = world.call("take", {"thing": 1})
+    assert record.error is not None and record.error.type == "internal_error"
+    assert "Opaque" in record.error.message and world.call("take", {}).error is not None

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from sandbox import App, StateModel, World
-from sandbox.tools import ToolSpec
+from sandbox.tools import ToolArguments, ToolSpec
 
 from .cache import ResponseCache
 from .schema import SchemaToolSpec, arguments_model, normalize_tool, shown_parameters
@@ -83,10 +83,9 @@ def tool_specs(tools: Sequence[Any]) -> Mapping[str, ToolSpec]:
 
 
 def _spec(tool: Mapping[str, Any], app: str) -> ToolSpec:
-    return SchemaToolSpec(name=tool["name"], description=tool["description"] or tool["name"],
-                          parameters=shown_parameters(tool),
-                          args_model=arguments_model(tool), function=_Endpoint(tool["name"]), mutates=True,
-                          app=app, atomic_args=False)
+    arguments = ToolArguments.given(arguments_model(tool), shown_parameters(tool))
+    return SchemaToolSpec(name=tool["name"], description=tool["description"] or tool["name"], arguments=arguments,
+                          function=_Endpoint(tool["name"]), mutates=True, app=app, atomic_args=False)
 
 
 def simulated_response(task_id: str, seed: int, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
