@@ -6,6 +6,7 @@ comes from `scenarios.registry` and `evaluators.results`; this module knows no f
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import shlex
@@ -114,7 +115,10 @@ def _replay_report(name: str, data: Path | None, lang: str, options: dict[str, A
         raise fail(f"{name} has no {lang!r} data; languages: {', '.join(entry.languages)}")
     try:
         source = entry.data_source(data)
-        with errors.status(f"replaying {name} ({lang})"):
+        # A spinner only where someone watches: in a log it is noise, and rich's live display costs a
+        # cold process tens of milliseconds to set up.
+        waiting = errors.status(f"replaying {name} ({lang})") if errors.is_terminal else contextlib.nullcontext()
+        with waiting:
             return entry.replay(source, lang, options)
     except (LookupError, ValueError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None

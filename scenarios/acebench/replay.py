@@ -9,6 +9,7 @@ its own path. `toolworlds replay` and `toolworlds doctor` both print from it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -36,13 +37,20 @@ class FailureReader:
     """Recognises the reference's failure replies and says what precondition they reveal."""
 
     def __init__(self, texts: Texts) -> None:
-        self._patterns: list[tuple[str, re.Pattern[str]]] = []
-        for item in fields(texts):
+        self._texts = texts
+
+    @functools.cached_property
+    def _patterns(self) -> list[tuple[str, re.Pattern[str]]]:
+        """One pattern per failure template, compiled when a text reply first needs reading: most
+        replies are objects, and sixty patterns are a noticeable share of a cold replay."""
+        patterns = []
+        for item in fields(self._texts):
             if item.name in _SUCCESS_FIELDS:
                 continue
-            template = re.escape(getattr(texts, item.name))
+            template = re.escape(getattr(self._texts, item.name))
             pattern = re.sub(r"\\\{(\w+)\\\}", lambda m: f"(?P<{m.group(1)}>.+?)", template)
-            self._patterns.append((item.name, re.compile(pattern)))
+            patterns.append((item.name, re.compile(pattern)))
+        return patterns
 
     def failure(self, record: CallRecord) -> str | None:
         """The failure message of a call, or None when it succeeded."""
