@@ -41,6 +41,8 @@ class Parameter:
     choices: frozenset[Any] | None
     bounds: dict[str, Any] | None
     default: Any
+    # Neither choices nor bounds: the type check is the whole check (the common case, tested first).
+    free: bool = True
 
 
 def _within(value: Any, kind: type, bounds: dict[str, Any]) -> bool:
@@ -75,34 +77,39 @@ class ArgumentPlan:
         None is no verdict: the call may be fine (a value that needs coercion) or not (an
         unknown parameter, a missing one, a value past a limit); the full path decides and says why.
         """
-        raw: dict[str, Any] = {}
         parameters = self.parameters
-        bound, longest, total = limits.int_bound, limits.max_string_chars, 0
+        total = 0
         for key, value in arguments.items():
+            # The key's type first: no code of the caller's (a key's own `__eq__`) runs during the check,
+            # so the arguments cannot change between the check and the copy below.
+            if type(key) is not str:
+                return None
             parameter = parameters.get(key)
-            if parameter is None or type(key) is not str:
+            if parameter is None:
                 return None
             kind = type(value)
             if kind not in parameter.types:
                 return None
             if kind is str:
-                if len(value) > longest or not value.isascii():
+                if len(value) > limits.max_string_chars or not value.isascii():
                     return None
                 total += len(value)
             elif kind is int:
-                if not -bound < value < bound:
+                if not -limits.int_bound < value < limits.int_bound:
                     return None
             elif kind is float and not -_FLOAT_BOUND < value < _FLOAT_BOUND:
                 return None
-            if value is not None:
-                if parameter.choices is not None and value not in parameter.choices:
-                    return None
-                if parameter.bounds is not None and not _within(value, kind, parameter.bounds):
-                    return None
-            raw[key] = value
+            if parameter.free or value is None:
+                continue
+            if parameter.choices is not None and value not in parameter.choices:
+                return None
+            if parameter.bounds is not None and not _within(value, kind, parameter.bounds):
+                return None
         if total > limits.max_message_chars:
             return None
-        if tuple(raw) == self.names:
+        raw = arguments.copy()
+        names = self.names
+        if len(raw) == len(names) and (len(names) == 1 or tuple(raw) == names):
             return raw, raw.copy()
         # In declaration order, as pydantic gives them, so the log reads the same either way.
         kwargs = {name: raw.get(name, default) for name, default in self.defaults}
@@ -174,4 +181,4 @@ def _parameter(schema: dict[str, Any]) -> Parameter | None:
         return None
     if nullable:
         types.add(type(None))
-    return Parameter(frozenset(types), choices, bounds or None, default)
+    return Parameter(frozenset(types), choices, bounds or None, default, choices is None and not bounds)

@@ -37,6 +37,7 @@ from typing import Any, ClassVar, SupportsIndex
 
 from pydantic import BaseModel, ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
+from .dumps import SERIALIZER_ATTRIBUTE, serializer_of
 from .journal import ALL_OWNED, active_journal
 
 OWNER = "_tw_owner"
@@ -692,9 +693,14 @@ def plain(value: Any) -> Any:
         return [plain(v) for v in list.__iter__(value)]
     if kind in (list, tuple):
         return [plain(v) for v in value]
+    # `model_dump(mode="json")` without its Python wrapper, and without `StateModel`'s wrap serializer
+    # where it has nothing to do (`sandbox.dumps`): the same output, the same defaults. The class's
+    # serializer is looked up before `isinstance`, which costs more on pydantic's ABC metaclass.
+    known = getattr(kind, SERIALIZER_ATTRIBUTE, None)
+    if known is not None and known[0] is kind:
+        return known[1].to_python(value, mode="json")
     if isinstance(value, BaseModel):
-        # `model_dump(mode="json")` without its Python wrapper (the same serializer, the same defaults).
-        return kind.__pydantic_serializer__.to_python(value, mode="json")
+        return serializer_of(kind, _idle_wrapper).to_python(value, mode="json")
     if kind in (set, frozenset, TrackedSet):
         items = [plain(v) for v in value]
         try:
@@ -715,6 +721,12 @@ def plain(value: Any) -> Any:
         if isinstance(value, base):
             return base(value)
     return repr(value)
+
+
+def _idle_wrapper(model: type, function: Any) -> bool:
+    """Whether `function` is `StateModel`'s wrap serializer with nothing to do for `model`'s dumps."""
+    return (function is StateModel._serialize and issubclass(model, StateModel) and not model._set_fields
+            and not model.omit_if_none and not model.internal_fields)
 
 
 def _plain_key(key: Any) -> Any:

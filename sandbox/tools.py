@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
 from .arguments import ArgumentPlan, plan_for
+from .journal import Journal
 from .limits import printable_text, type_name
 from .state import ATOMIC_TYPES
 
@@ -119,6 +120,12 @@ class ToolSpec:
         if type(self).validator is not ToolSpec.validator:
             return None
         return plan_for(self.args_model.__pydantic_core_schema__)
+
+    @functools.cached_property
+    def read_journal(self) -> Journal:
+        """The journal of every call of a read-only tool: it refuses the first write, so it never
+        holds an entry and one can serve all calls, in every world and thread."""
+        return Journal(self.name, True)
 
     def bound_to(self, app: str) -> ToolSpec:
         return dataclasses.replace(self, app=app)

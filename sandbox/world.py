@@ -43,6 +43,7 @@ from .state import StateModel, TrackedDict, plain
 from .tools import Coercion, ToolSpec, describe_validation_error
 
 A = TypeVar("A", bound=App[Any])
+_new_record = tuple.__new__
 
 
 @dataclass(frozen=True)
@@ -166,11 +167,61 @@ class World:
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallRecord:
         """Run one tool call. Never raises; failures are error records."""
         try:
-            return self._call(name, arguments)
+            spec = self._tools.get(name) if type(name) is str else None
+            plan = spec.fast_arguments if spec is not None and type(arguments) is dict else None
+            # Scalars already of their parameters' types: bounded, valid and copied in one pass.
+            checked = plan.check(arguments, self.limits) if plan is not None else None  # type: ignore[arg-type]
+            if spec is None or checked is None:
+                prepared = self._prepare(name, arguments)
+                if isinstance(prepared, CallRecord):
+                    return prepared
+                spec, raw, kwargs, validated = prepared
+            else:
+                raw, kwargs = checked
+                validated = kwargs
+            app = self._apps[spec.app]  # type: ignore[index]
+            # A read-only journal holds nothing (it refuses the first write), so each tool has one for all its calls.
+            journal = Journal(spec.name, False) if spec.mutates else spec.read_journal
+            clock, rng = self.clock, self.rng
+            now, draws = clock._now, rng.draws
+            token = _set_journal(journal)
+            try:
+                result = spec.function(app, **kwargs)
+                # Converted while the journal can still undo the call, so a result the log
+                # cannot hold fails the call instead of half-recording it.
+                if type(result) is not str and result is not None:
+                    result = plain(result)
+            except ToolError as exc:
+                journal.rollback()
+                clock._now, rng.draws = now, draws
+                error = CallError(exc.code, exc.message, (plain(exc.data),) if exc.data else ())
+                return self._record(spec.name, spec.app, raw, validated, None, error, False, now)
+            except Exception as exc:  # a crash inside a tool is a world bug, not the agent's
+                journal.rollback()
+                clock._now, rng.draws = now, draws
+                error = CallError("internal_error", f"{spec.name} failed: {_exception_text(exc)}")
+                return self._record(spec.name, spec.app, raw, validated, None, error, False, now)
+            except BaseException:
+                journal.rollback()
+                clock._now, rng.draws = now, draws
+                raise
+            finally:
+                _reset_journal(token)
+            # `_record` and `CallLog.add` without their frames: this is the path of every successful call.
+            log = self.log
+            own = log._own
+            record: CallRecord = _new_record(CallRecord, (log._prefix_len + len(own), spec.name, spec.app, raw,
+                                                          validated, result, None, journal.changed, now))
+            own.append(record)
+            if clock.tick:
+                clock._now += clock.tick
+            return record
         except Exception as exc:  # the engine's own failure (formatting, recording): still a record
             return self._failed(name, exc)
 
-    def _call(self, name: Any, arguments: Any) -> CallRecord:
+    def _prepare(self, name: Any, arguments: Any) -> CallRecord | tuple[ToolSpec, Any, dict[str, Any], dict[str, Any]]:
+        """The full path to a call's (tool, logged arguments, keyword arguments, validated arguments), or the
+        record of its refusal: an unknown tool, arguments that are not an object, past a limit or invalid."""
         if arguments is None:
             arguments = {}
         elif type(arguments) is not dict and isinstance(arguments, Mapping):
@@ -186,59 +237,24 @@ class World:
                               f"arguments for {spec.name} must be an object of named values")
             return self._record(spec.name, spec.app, redacted_copy(arguments, self.limits), None, None, error,
                                 False)
-        plan = spec.fast_arguments
-        checked = plan.check(arguments, self.limits) if plan is not None else None
-        if checked is not None:
-            # Scalars already of their parameters' types: bounded, valid and copied in one pass.
-            raw, kwargs = checked
-            validated = kwargs
-        else:
-            try:
-                raw = checked_copy(arguments, self.limits)
-            except LimitExceeded as exc:
-                return self._refuse(spec, redacted_copy(arguments, self.limits), exc)
-            try:
-                parsed = spec.validator.validate_python(arguments, strict=self._strict, extra="forbid")
-            except ValidationError as exc:
-                message, details = describe_validation_error(spec.name, exc)
-                error = CallError("invalid_arguments", message, tuple(details))
-                return self._record(spec.name, spec.app, raw, None, None, error, False)
-            kwargs = parsed.__dict__
-            if not self._strict:
-                try:
-                    check_integers(kwargs, self.limits)
-                except LimitExceeded as exc:
-                    return self._refuse(spec, raw, exc)
-            # The parsed model is private to this call, so its dict can be logged as is.
-            validated = kwargs if spec.atomic_args else plain(kwargs)
-        app = self._apps[spec.app]  # type: ignore[index]
-        journal = Journal(spec.name, not spec.mutates)
-        clock, rng = self.clock, self.rng
-        now, draws = clock._now, rng.draws
-        token = _set_journal(journal)
         try:
-            result = spec.function(app, **kwargs)
-            # Converted while the journal can still undo the call, so a result the log
-            # cannot hold fails the call instead of half-recording it.
-            if type(result) is not str and result is not None:
-                result = plain(result)
-        except ToolError as exc:
-            journal.rollback()
-            clock._now, rng.draws = now, draws
-            error = CallError(exc.code, exc.message, (plain(exc.data),) if exc.data else ())
-            return self._record(spec.name, spec.app, raw, validated, None, error, False, now)
-        except Exception as exc:  # a crash inside a tool is a world bug, not the agent's
-            journal.rollback()
-            clock._now, rng.draws = now, draws
-            error = CallError("internal_error", f"{spec.name} failed: {_exception_text(exc)}")
-            return self._record(spec.name, spec.app, raw, validated, None, error, False, now)
-        except BaseException:
-            journal.rollback()
-            clock._now, rng.draws = now, draws
-            raise
-        finally:
-            _reset_journal(token)
-        return self._record(spec.name, spec.app, raw, validated, result, None, journal.changed, now)
+            raw = checked_copy(arguments, self.limits)
+        except LimitExceeded as exc:
+            return self._refuse(spec, redacted_copy(arguments, self.limits), exc)
+        try:
+            parsed = spec.validator.validate_python(arguments, strict=self._strict, extra="forbid")
+        except ValidationError as exc:
+            message, details = describe_validation_error(spec.name, exc)
+            error = CallError("invalid_arguments", message, tuple(details))
+            return self._record(spec.name, spec.app, raw, None, None, error, False)
+        kwargs = parsed.__dict__
+        if not self._strict:
+            try:
+                check_integers(kwargs, self.limits)
+            except LimitExceeded as exc:
+                return self._refuse(spec, raw, exc)
+        # The parsed model is private to this call, so its dict can be logged as is.
+        return spec, raw, kwargs, kwargs if spec.atomic_args else plain(kwargs)
 
     def execute(self, message: str | Sequence[Call]) -> list[CallRecord]:
         """Run every call in a model message, in order; each call that cannot be read is a

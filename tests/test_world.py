@@ -111,6 +111,19 @@ def test_read_only_tool_that_writes_is_refused_and_rolled_back() -> None:
     assert world.state() == before
 
 
+def test_a_read_only_tool_shares_one_journal_that_a_refused_write_leaves_empty() -> None:
+    # One journal serves every call of a read-only tool, in every world: it must hold nothing.
+    first, second = chaos_world(), chaos_world()
+    journal = first.tools["sneaky_write"].read_journal
+    for world in (first, second, first):
+        before = world.state()
+        record = world.call("sneaky_write")
+        assert record.error is not None and "read-only" in record.error.message
+        assert world.state() == before
+        assert world.tools["sneaky_write"].read_journal is journal and not journal.changed
+        assert journal._entries is None and journal._saved is None and journal._grown is None
+
+
 def test_ids_rng_and_clock_are_restored_after_a_failed_call() -> None:
     world = chaos_world(seed=3)
     now, draws = world.clock.now(), world.rng.draws

@@ -27,6 +27,21 @@ def fail(message: str) -> dict[str, Any]:
     return {"status": False, "message": message}
 
 
+def peek(entries: dict[Any, Any], key: Any) -> Any:
+    """The value at `key` of a state dict (None when absent), for reading only.
+
+    In a call that may write, a tracked dict hands out only values the world may change in
+    place, copying one still shared with a fork or snapshot first; a lookup that only reads
+    needs no copy, and this takes none. Never change what it returns, nor anything in it.
+    """
+    return dict.get(entries, key)
+
+
+def peek_all(values: list[Any]) -> list[Any]:
+    """The items of a state list as they are, for reading only (see `peek`)."""
+    return list.copy(values)
+
+
 class AceApp(App[S]):
     """An ACEBench app: built from the reference's default data for its language."""
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from sandbox import Ref, StateModel, tool
 
 from . import defaults
-from .base import AceApp, fail, ok
+from .base import AceApp, fail, ok, peek, peek_all
 
 
 class FoodUser(StateModel):
@@ -82,7 +82,7 @@ class FoodPlatform(AceApp[FoodState]):
         text, state = self.texts, self.state
         if not self.device().wifi:
             return fail(text.food_wifi_off)
-        user = state.users.get(username)
+        user = peek(state.users, username)
         if user is None:
             return fail(text.food_user_unknown)
         if user.password != password:
@@ -123,10 +123,10 @@ class FoodPlatform(AceApp[FoodState]):
         text, state = self.texts, self.state
         if username not in state.logged_in_users:
             return fail(text.food_not_logged_in.format(username=username))
-        merchant = state.merchant_list.get(merchant_name)
+        merchant = peek(state.merchant_list, merchant_name)
         if merchant is None:
             return fail(text.merchant_unknown)
-        prices = {entry.product: entry.price for entry in reversed(merchant.menu)}
+        prices = {entry.product: entry.price for entry in reversed(peek_all(merchant.menu))}
         lines: list[OrderLine] = []
         total = 0.0
         for item in items:

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from sandbox import Ref, StateModel, tool
 
 from . import defaults
-from .base import AceApp, fail, ok
+from .base import AceApp, fail, ok, peek
 
 
 class Contact(StateModel):
@@ -50,7 +50,7 @@ class MessageApi(AceApp[MessageState]):
         return defaults.message_state(lang)
 
     def _user_id(self, name: str) -> str | None:
-        contact = self.state.user_list.get(name)
+        contact = peek(self.state.user_list, name)
         return None if contact is None else contact.user_id
 
     @tool

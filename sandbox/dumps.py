@@ -1,0 +1,106 @@
+"""JSON-mode dumps of models without the wrap serializers that change nothing in them.
+
+Every `StateModel` carries a Python wrap serializer (sorted sets, `omit_if_none`,
+`internal_fields`). For most classes it has nothing to do, yet pydantic-core still calls
+into Python for it once per model instance, which costs twice what the dump itself does:
+a read call that returns one state entity spent most of its time there.
+
+`serializer_of` builds, once per class whose own wrapper is idle, a pydantic-core serializer
+from the class's own core schema with exactly those wrappers taken out: a wrapper stays wherever
+the caller's `idle` test does not vouch that it returns the handler's output unchanged for that
+class. The one thing a wrapper does besides calling its function is to serialize the result
+once more by inference, which in JSON mode writes infinite and NaN floats as null; the lean
+schema does that for floats itself. Every other part of the schema (field serializers, aliases,
+exclusions, config) is the class's own, so the dump is the serializer's own output.
+tests/test_fast_dumps.py checks the two against each other on every state class of the
+scenarios and on generated models and values, wrong types included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import SchemaSerializer
+
+SERIALIZER_ATTRIBUTE = "_tw_plain_serializer"
+"""The class attribute holding `(class, serializer)`; the class is checked, as subclasses inherit it."""
+
+# Whether a wrap serializer function is known to change nothing in the dumps of a model class.
+IdleTest = Callable[[type, Any], bool]
+
+
+def serializer_of(kind: type[BaseModel], idle: IdleTest) -> Any:
+    """The serializer giving `kind.__pydantic_serializer__`'s output with idle wrappers left out
+    (the class's own serializer when its own wrapper is not idle, or while the class is not fully built)."""
+    entry = getattr(kind, SERIALIZER_ATTRIBUTE, None)
+    if entry is not None and entry[0] is kind:
+        return entry[1]
+    serializer = kind.__pydantic_serializer__
+    if not kind.__dict__.get("__pydantic_complete__", False):
+        return serializer  # not built yet (an unresolved forward reference): ask again later
+    schema = kind.__pydantic_core_schema__
+    top = _model_schema(schema)
+    if top is not None and _idle_wrapper(top, idle) and not _sets_float_output(schema):
+        serializer = SchemaSerializer(_lean(schema, idle), top.get("config"))
+    type.__setattr__(kind, SERIALIZER_ATTRIBUTE, (kind, serializer))
+    return serializer
+
+
+def _model_schema(schema: Any) -> dict[str, Any] | None:
+    while isinstance(schema, dict) and schema.get("type") == "definitions":
+        schema = schema["schema"]
+    return schema if isinstance(schema, dict) and schema.get("type") == "model" else None
+
+
+def _sets_float_output(node: Any) -> bool:
+    """Whether a config in the schema changes how non-finite floats are written (see `_null_if_not_finite`)."""
+    if isinstance(node, dict):
+        return "ser_json_inf_nan" in node or any(_sets_float_output(value) for value in node.values())
+    if isinstance(node, list):
+        return any(_sets_float_output(value) for value in node)
+    return False
+
+
+def _null_if_not_finite(value: Any, handler: Any) -> Any:
+    """A wrap serializer's result is serialized once more by inference, which writes an infinite or NaN
+    float as null in JSON mode (the typed float serializer does not); this does the same where the
+    wrapper is left out. Under the class's own wrapper, every value of the dump goes through it."""
+    dumped = handler(value)
+    return None if type(dumped) is float and dumped - dumped != 0.0 else dumped
+
+
+def _lean(node: Any, idle: IdleTest) -> Any:
+    """A copy of a core schema without the idle wrap serializers of its model schemas, and with floats
+    and enums (whose values may be floats) written as the wrapper would have left them; the very node
+    when nothing under it changes (so the original schema is never modified)."""
+    if isinstance(node, dict):
+        changed = {}
+        for key, value in node.items():
+            lean = _lean(value, idle)
+            if lean is not value:
+                changed[key] = lean
+        kind = node.get("type")
+        drop = kind == "model" and _idle_wrapper(node, idle)
+        finite = kind in ("float", "enum") and "serialization" not in node
+        if not changed and not drop and not finite:
+            return node
+        copy = {**node, **changed}
+        if drop:
+            del copy["serialization"]
+        if finite:
+            copy["serialization"] = {"type": "function-wrap", "function": _null_if_not_finite, "info_arg": False}
+        return copy
+    if isinstance(node, list):
+        items = [_lean(value, idle) for value in node]
+        return node if all(a is b for a, b in zip(items, node, strict=True)) else items
+    return node
+
+
+def _idle_wrapper(model_schema: dict[str, Any], idle: IdleTest) -> bool:
+    serialization = model_schema.get("serialization")
+    # Only a wrapper whose handler is the model's own serializer, run every time.
+    return (isinstance(serialization, dict) and serialization.get("type") == "function-wrap"
+            and not set(serialization) - {"type", "function", "info_arg", "return_schema"}
+            and isinstance(model_schema.get("cls"), type) and idle(model_schema["cls"], serialization.get("function")))
