@@ -447,8 +447,13 @@ def _claimed_model(value: StateModel, kind: type[StateModel], owner: Any, top: b
     new = object.__new__(kind)
     setter = object.__setattr__
     fields = value.__dict__.copy()
-    if kind._nested_fields:
-        _claim_fields(new, fields, kind, owner, top)
+    if top:
+        _claim_fields(new, fields, kind, owner, True)
+    else:
+        for name in kind._nested_fields:
+            item = fields.get(name)
+            if type(item) not in ATOMIC_TYPES and _owner(item) is not owner:
+                fields[name] = _claimed(item, owner)
     setter(new, "__dict__", fields)
     # Shared: a fields set is never changed in place (`__setattr__` and undo replace it).
     setter(new, "__pydantic_fields_set__", value.__pydantic_fields_set__)
