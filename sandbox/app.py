@@ -18,8 +18,8 @@ import typing
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from .journal import active_journal
-from .state import WITH_INTERNAL, Generation, StateModel, own
+from .journal import CLAIM_TOP, Journal, active_journal
+from .state import WITH_INTERNAL, Generation, StateModel, own, own_fields
 from .tools import ToolSpec, tool_spec_of
 
 if TYPE_CHECKING:
@@ -32,6 +32,15 @@ S = TypeVar("S", bound=StateModel)
 # and forks write them for every app, and a Python-level `__setattr__` would double their cost.
 _ENGINE_ATTRIBUTES = frozenset({"_shared", "_state", "_world"})
 _set = object.__setattr__
+_new = object.__new__
+
+# What `App._shared` says of the state object (anything but OWNED makes the first write act):
+OWNED = False  # this app's own, top and fields
+SHARED = True  # reachable from a fork or snapshot; the first writing call copies its top and releases
+# what it copied for nothing when it ends (`Journal.release`)
+SHARED_AGAIN = 2  # shared again by such a release: the next first write keeps its copies, so a
+# state read by every call but never written is not copied and given back on every call
+FIELDS_SHARED = 3  # the top is this app's own, some of its fields were given back shared
 
 
 class App(Generic[S]):
@@ -96,9 +105,34 @@ class App(Generic[S]):
         if self._shared:
             journal = active_journal()
             if journal is None or not journal.read_only:
-                _set(self, "_state", own(self._state, Generation()))
-                _set(self, "_shared", False)
+                self._take(journal)
         return self._state
+
+    def _take(self, journal: Journal | None) -> None:
+        """Make the state this app's own before a possible write (see `App._shared`'s values)."""
+        shared, original = self._shared, self._state
+        if shared is SHARED and journal is not None:
+            journal.record_claims()
+        if shared == FIELDS_SHARED:
+            own_fields(original)
+            mine = original
+        else:
+            mine = own(original, Generation())  # type: ignore[assignment]
+            _set(self, "_state", mine)
+        _set(self, "_shared", OWNED)
+        if journal is not None and journal.claims is not None:
+            journal.claims.append((CLAIM_TOP, self, None, mine, original))
+
+    def _released(self, mine: S, original: S | None) -> None:
+        """A call's release (`Journal.release`) gave back the shared `original` of the top copy `mine`,
+        or (None) some of its fields."""
+        if self._state is not mine or self._shared is not OWNED:
+            return  # shared meanwhile (a snapshot or fork inside the call): the next write copies anyway
+        if original is None:
+            _set(self, "_shared", FIELDS_SHARED)
+        else:
+            _set(self, "_state", original)
+            _set(self, "_shared", SHARED_AGAIN)
 
     @property
     def world(self) -> World:
@@ -146,15 +180,17 @@ class App(Generic[S]):
         _set(self, "_shared", True)
 
     def _fork(self, world: World) -> App[S]:
-        new = object.__new__(type(self))
+        new = _new(type(self))
         _set(new, "name", self.name)
         extra = getattr(self, "__dict__", None)
         if extra:
             # Fixed data set by the constructor: the very dict is shared, since no attribute of an
             # app in a world can be set or deleted (`__setattr__`, `__delattr__`).
             _set(new, "__dict__", extra)
-        _set(new, "_state", self._share())
-        _set(new, "_shared", True)
+        if self._shared is not SHARED:  # `_share`, inline: a template's apps, forked over and over, already are
+            _set(self, "_shared", SHARED)
+        _set(new, "_state", self._state)
+        _set(new, "_shared", SHARED)
         _set(new, "_world", world)
         return new
 

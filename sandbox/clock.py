@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 
 DEFAULT_START = _dt.datetime(2024, 7, 14, 6, 0, 0)
+_NO_TICK = _dt.timedelta(0)  # one object for every clock that does not tick (a copy per fork adds up)
 
 
 class SimClock:
@@ -14,7 +15,7 @@ class SimClock:
 
     def __init__(self, start: _dt.datetime = DEFAULT_START, tick: _dt.timedelta | None = None) -> None:
         self._now = start
-        self.tick = tick or _dt.timedelta(0)
+        self.tick = tick or _NO_TICK
 
     def now(self) -> _dt.datetime:
         return self._now
@@ -34,7 +35,9 @@ class SimClock:
         self._now = moment
 
     def copy(self) -> SimClock:
-        return SimClock(self._now, self.tick)
+        new = object.__new__(SimClock)
+        new._now, new.tick = self._now, self.tick
+        return new
 
     def __repr__(self) -> str:
         return f"SimClock({self._now.isoformat()})"

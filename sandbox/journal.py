@@ -8,11 +8,20 @@ rolling back costs time proportional to the change.
 Tracked objects find the journal of the call in progress through a context variable: a
 call is synchronous, so at most one journal is active per thread or task, and two worlds
 never see each other's journal.
+
+The journal also hands back what a call copied for nothing (`Journal.release`). Structural
+sharing (see `sandbox.state`) copies an object of a fork's shared state before a possibly
+writing call may touch it; when the first such call after a fork, snapshot or restore ends,
+every copy it made that it never changed is swapped back for the shared original, so a
+world keeps only the copies it needed (a call that reads two contacts to send a message
+keeps neither). A copy changed in place is named by the journal's entries; every other is
+compared with its original, item by item, so a write that went past the journal is kept too.
 """
 
 from __future__ import annotations
 
 from contextvars import ContextVar
+from operator import is_
 from typing import Any
 
 from .errors import ReadOnlyViolation
@@ -37,17 +46,24 @@ _KEY_NEW = 5  # a dict key was added: remove it
 _KEY_OLD = 6  # a dict key's value was replaced: put the old value back
 _FIELD_SET = 7  # a model field became "set" (pydantic's fields_set): unset it
 
+# Claim kinds (first element of a `Journal.claims` record: kind, parent, key, copy, original).
+CLAIM_SLOT = 0  # an item of a tracked list (key: index) or dict (key: key)
+CLAIM_FIELD = 1  # a field of an app's top state model (key: field name)
+CLAIM_TOP = 2  # an app's top state model (parent: the app)
+
 
 class Journal:
     """Undo records for one call; `rollback` puts every touched object back."""
 
-    __slots__ = ("_entries", "_grown", "_saved", "read_only", "tool")
+    __slots__ = ("_entries", "_grown", "_saved", "claims", "read_only", "tool")
 
     def __init__(self, tool: str, read_only: bool) -> None:
         # Allocated on the first write: most calls (all read-only ones) never write.
         self._entries: list[tuple[int, Any, Any, Any]] | None = None
         self._saved: set[int] | None = None  # containers whose whole contents are saved
         self._grown: set[int] | None = None  # lists whose original length is saved
+        # The copies of shared objects this call made, while it records them (see `release`).
+        self.claims: list[tuple[int, Any, Any, Any, Any]] | None = None
         self.read_only = read_only
         self.tool = tool
 
@@ -150,6 +166,93 @@ class Journal:
         self._grown = None
 
 
+    def record_claims(self) -> None:
+        """Keep the copies this call makes of shared objects from now on, to `release` the unchanged ones."""
+        if self.claims is None:
+            self.claims = []
+
+    def release(self) -> None:
+        """Put the shared original back in place of every recorded copy the call did not change.
+
+        Runs after the call (and after its rollback, which leaves every copy as it was made).
+        Records are undone newest first, so a copy's own copied items are settled before it:
+        a copy that still holds a changed item differs from its original and stays.
+        """
+        claims = self.claims
+        self.claims = None
+        if not claims:
+            return
+        entries = self._entries
+        differ = {id(entry[1]) for entry in entries} if entries else set()  # changed in place, or holding such
+        opened: set[int] = set()  # top models given back shared fields
+        tops = []
+        for record in reversed(claims):
+            kind, parent, key, mine, original = record
+            if kind == CLAIM_TOP:
+                tops.append(record)
+            elif id(mine) in differ or _differs(mine, original, differ):
+                differ.add(id(parent))
+            elif kind == CLAIM_FIELD:
+                fields = parent.__dict__
+                if fields.get(key) is mine:
+                    fields[key] = original
+                    opened.add(id(parent))
+                else:
+                    differ.add(id(parent))
+            elif isinstance(parent, dict):
+                if dict.get(parent, key, _MISSING) is mine:
+                    dict.__setitem__(parent, key, original)
+                    setattr(parent, ALL_OWNED, None)  # it holds a shared item again
+                else:
+                    differ.add(id(parent))
+            elif -len(parent) <= key < len(parent) and list.__getitem__(parent, key) is mine:
+                list.__setitem__(parent, key, original)
+                setattr(parent, ALL_OWNED, None)
+            else:
+                differ.add(id(parent))
+        for _, app, _, mine, original in tops:
+            if mine is not original and id(mine) not in differ and not _differs(mine, original, differ):
+                app._released(mine, original)
+            elif id(mine) in opened:
+                app._released(mine, None)
+
+
+def _differs(mine: Any, original: Any, differ: set[int]) -> bool:
+    """Whether a copy no journal entry names is still not what it was copied from.
+
+    Containers are compared item by item (by identity, in C) rather than trusted to the
+    journal, so that a write that went past it (a bug in a tool, such as `list.append` on a
+    tracked list) is kept, never silently given back. A tuple counts as changed."""
+    nested = getattr(type(mine), "_nested_fields", None)
+    if nested is None:
+        if isinstance(mine, list):
+            return len(mine) != len(original) or not all(map(is_, list.__iter__(mine), list.__iter__(original)))
+        if isinstance(mine, dict):
+            return (len(mine) != len(original) or not all(map(is_, dict.keys(mine), dict.keys(original)))
+                    or not all(map(is_, dict.values(mine), dict.values(original))))
+        if isinstance(mine, set):
+            return not set.__eq__(mine, original)
+        return True  # a tuple, or a value put in past the journal
+    if mine.__pydantic_private__ is not None or mine.__pydantic_fields_set__ is not original.__pydantic_fields_set__:
+        return True
+    # A model's other fields change only through `__setattr__`, which the journal sees; its
+    # containers and models were copied with it (unrecorded), and are compared in turn.
+    fields, old = mine.__dict__, original.__dict__
+    for name in nested:
+        value, before = fields.get(name), old.get(name)
+        if value is not before and (id(value) in differ or _differs(value, before, differ)):
+            return True
+    return False
+
+
 # Make a journal the active one (returns a token), and put the previous one back.
 begin = _ACTIVE.set
-end = _ACTIVE.reset
+_reset = _ACTIVE.reset
+
+
+def end(token: Any) -> None:
+    """Make the journal before `token` the active one again, releasing what the ending call copied for nothing."""
+    journal = _ACTIVE.get()
+    _reset(token)
+    if journal is not None and journal.claims is not None:
+        journal.release()

@@ -53,7 +53,9 @@ class WorldRandom:
         return uuid.UUID(int=self.generator().getrandbits(128), version=4)
 
     def copy(self) -> WorldRandom:
-        return WorldRandom(self.seed, self.draws)
+        new = object.__new__(WorldRandom)  # past `__init__`: one per fork
+        new.seed, new.draws = self.seed, self.draws
+        return new
 
     def __repr__(self) -> str:
         return f"WorldRandom(seed={self.seed!r}, draws={self.draws})"

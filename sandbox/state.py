@@ -23,6 +23,10 @@ readers that bypass Python methods (dumps, `==`, `dict(...)`) see the shared obj
 values are right: what must never happen, and cannot through these methods, is an in-place
 write to an object another world can reach. State is a tree, as its dumps are: the same
 object put in two places is two objects once a fork has copied either path.
+
+Copies made in the first writing call after a fork, snapshot or restore are recorded as
+claims in the call's journal (`_note_claim`); the ones the call did not change are given
+back when it ends (`Journal.release`), so a world keeps copies only of what it changed.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from typing import Any, ClassVar, SupportsIndex
 from pydantic import BaseModel, ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
 from .dumps import SERIALIZER_ATTRIBUTE, serializer_of
-from .journal import ALL_OWNED, active_journal
+from .journal import ALL_OWNED, CLAIM_FIELD, CLAIM_SLOT, active_journal
 
 OWNER = "_tw_owner"
 """The slot holding an object's generation; unset (read as None) means fresh: owned by no state yet."""
@@ -90,6 +94,7 @@ class TrackedList(list):
         mine = _claimed(value, owner)
         if mine is not value:
             list.__setitem__(self, index, mine)
+            _note_claim(CLAIM_SLOT, self, index, mine, value)
         return mine
 
     def __iter__(self) -> Any:
@@ -193,6 +198,7 @@ class TrackedDict(dict):
         mine = _claimed(value, owner)
         if mine is not value:
             dict.__setitem__(self, key, mine)
+            _note_claim(CLAIM_SLOT, self, key, mine, value)
         return mine
 
     def get(self, key: Any, default: Any = None) -> Any:
@@ -393,8 +399,24 @@ def adopt(value: Any, owner: Any) -> Any:
 def own(model: StateModel, owner: Generation) -> StateModel:
     """A shallow copy of `model` that generation `owner` may change in place: the model and
     the models and containers in its fields are copied, the items inside those containers
-    are not (the containers copy them one by one as they hand them out)."""
-    return _claimed(model, owner)
+    are not (the containers copy them one by one as they hand them out). The field copies
+    are recorded as claims (see `Journal.release`), the top's by the caller."""
+    if _owner(model) is owner:
+        return model
+    return _claimed_model(model, type(model), owner, top=True)
+
+
+def own_fields(model: StateModel) -> None:
+    """Claim again, for `model`'s own generation, the fields a release gave back shared."""
+    _claim_fields(model, model.__dict__, type(model), _owner(model), True)
+
+
+def _note_claim(kind: int, parent: Any, key: Any, mine: Any, original: Any) -> None:
+    journal = active_journal()
+    if journal is not None:
+        claims = journal.claims
+        if claims is not None:
+            claims.append((kind, parent, key, mine, original))
 
 
 def _claimed(value: Any, owner: Any) -> Any:
@@ -422,14 +444,17 @@ def _claimed(value: Any, owner: Any) -> Any:
     return new
 
 
-def _claimed_model(value: StateModel, kind: type[StateModel], owner: Any) -> StateModel:
+def _claimed_model(value: StateModel, kind: type[StateModel], owner: Any, top: bool = False) -> StateModel:
     new = object.__new__(kind)
     setter = object.__setattr__
     fields = value.__dict__.copy()
-    for name in kind._nested_fields:
-        item = fields.get(name)
-        if type(item) not in ATOMIC_TYPES:
-            fields[name] = _claimed(item, owner)
+    if top:
+        _claim_fields(new, fields, kind, owner, True)
+    else:
+        for name in kind._nested_fields:
+            item = fields.get(name)
+            if type(item) not in ATOMIC_TYPES and _owner(item) is not owner:
+                fields[name] = _claimed(item, owner)
     setter(new, "__dict__", fields)
     # Shared: a fields set is never changed in place (`__setattr__` and undo replace it).
     setter(new, "__pydantic_fields_set__", value.__pydantic_fields_set__)
@@ -439,6 +464,15 @@ def _claimed_model(value: StateModel, kind: type[StateModel], owner: Any) -> Sta
     setter(new, "__pydantic_private__", None if private is None else copy.copy(private))
     setter(new, OWNER, owner)
     return new
+
+
+def _claim_fields(model: StateModel, fields: dict[str, Any], kind: type[StateModel], owner: Any, top: bool) -> None:
+    for name in kind._nested_fields:
+        item = fields.get(name)
+        if type(item) not in ATOMIC_TYPES and _owner(item) is not owner:
+            mine = fields[name] = _claimed(item, owner)
+            if top and mine is not item:
+                _note_claim(CLAIM_FIELD, model, name, mine, item)
 
 
 def _admitted(container: Any, value: Any) -> Any:
@@ -463,6 +497,7 @@ def _own_list_items(values: TrackedList, indices: range) -> None:
             mine = _claimed(item, owner)
             if mine is not item:
                 list.__setitem__(values, index, mine)
+                _note_claim(CLAIM_SLOT, values, index, mine, item)
 
 
 def _own_all_items(values: TrackedList) -> None:
@@ -485,6 +520,7 @@ def _claiming(values: TrackedList, owner: Any) -> Any:
             mine = _claimed(item, owner)
             if mine is not item:
                 list.__setitem__(values, index, mine)
+                _note_claim(CLAIM_SLOT, values, index, mine, item)
             item = mine
         yield item
         index += 1
@@ -502,6 +538,7 @@ def _own_dict_values(values: TrackedDict) -> None:
         mine = _claimed(item, owner)
         if mine is not item:
             dict.__setitem__(values, key, mine)
+            _note_claim(CLAIM_SLOT, values, key, mine, item)
     setattr(values, ALL_OWNED, owner)
 
 
@@ -520,6 +557,10 @@ class StateModel(BaseModel):
     _container_fields: ClassVar[tuple[str, ...]] = ()
     _nested_fields: ClassVar[tuple[str, ...]] = ()  # fields that may hold a container or a model
     _set_fields: ClassVar[tuple[str, ...]] = ()
+    # One fields set per distinct set of names, shared by every instance of the class that has
+    # it (a set costs more than the dict of a small model's values). Never changed in place:
+    # `__setattr__` and undo replace an instance's set instead.
+    _fields_sets: ClassVar[dict[frozenset[str], set[str]]] = {}
     # Optional fields left out of dumps while None. Some benchmark records simply lack a
     # key (ACEBench's sent messages have no `time`); a typed field that is None would
     # otherwise dump as `null` and break comparisons with ground truths recorded without it.
@@ -536,6 +577,7 @@ class StateModel(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         cls._field_names = frozenset(cls.model_fields)
+        cls._fields_sets = {}
         cls._container_fields = tuple(
             name for name, info in cls.model_fields.items() if _may_hold_container(info.annotation)
         )
@@ -564,7 +606,12 @@ class StateModel(BaseModel):
         return data
 
     def model_post_init(self, context: Any, /) -> None:
-        object.__setattr__(self, OWNER, None)  # fresh (see `adopt`); set so reading it is one slot read
+        setter = object.__setattr__
+        setter(self, OWNER, None)  # fresh (see `adopt`); set so reading it is one slot read
+        fields_set = self.__pydantic_fields_set__
+        shared = self._fields_sets.setdefault(frozenset(fields_set), fields_set)
+        if shared is not fields_set:
+            setter(self, "__pydantic_fields_set__", shared)
         values = self.__dict__
         for name in self._container_fields:
             value = values.get(name)
@@ -663,7 +710,7 @@ def _clone_model(value: StateModel, kind: type[StateModel]) -> StateModel:
     setter(new, "__dict__", {
         k: v if type(v) in ATOMIC_TYPES else clone(v) for k, v in value.__dict__.items()
     })
-    setter(new, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
+    setter(new, "__pydantic_fields_set__", value.__pydantic_fields_set__)  # never changed in place
     extra = value.__pydantic_extra__
     setter(new, "__pydantic_extra__", None if extra is None else clone(extra))
     private = value.__pydantic_private__

@@ -39,7 +39,7 @@ from .limits import (
 from .parsing import Call, parse_items
 from .rng import WorldRandom
 from .schemas import export_all
-from .state import StateModel, TrackedDict, plain
+from .state import OWNER, StateModel, TrackedDict, plain
 from .tools import Coercion, ToolSpec, describe_validation_error
 
 A = TypeVar("A", bound=App[Any])
@@ -105,7 +105,7 @@ class World:
         self._tools: Mapping[str, ToolSpec] = MappingProxyType(tools)
         self.clock = SimClock(start, tick)
         self.rng = WorldRandom(seed)
-        self._ids: TrackedDict = TrackedDict()
+        self._ids: TrackedDict = _own_ids(TrackedDict())
         self.log = CallLog()
         self.coercion: Coercion = coercion
         self._strict = coercion == "strict"
@@ -158,8 +158,11 @@ class World:
 
     def next_id(self, kind: str, start: int = 1) -> int:
         """The next value of a per-world counter; undone if the calling tool fails."""
-        value = self._ids.get(kind, start)
-        self._ids[kind] = value + 1
+        ids = self._ids
+        if getattr(ids, OWNER) is not _OWN:  # shared with a fork: this world's first count takes its own copy
+            ids = self._ids = _own_ids(TrackedDict(ids))
+        value = ids.get(kind, start)
+        ids[kind] = value + 1
         return value
 
     # -- acting ------------------------------------------------------------------------
@@ -330,7 +333,7 @@ class World:
             app._adopt(snapshot.states[name])
         self.clock._now = snapshot.now
         self.rng.draws = snapshot.draws
-        self._ids = TrackedDict(snapshot.ids)
+        self._ids = _own_ids(TrackedDict(snapshot.ids))
         self.log = CallLog.over(snapshot.log, snapshot.log_len)
 
     def fork(self) -> World:
@@ -340,7 +343,8 @@ class World:
         new._tools = self._tools
         new.clock = self.clock.copy()
         new.rng = self.rng.copy()
-        new._ids = TrackedDict(self._ids)
+        setattr(self._ids, OWNER, None)  # shared from now on: whichever world counts first copies it
+        new._ids = self._ids
         new.log = self.log.view()
         new.coercion = self.coercion
         new._strict = self._strict
@@ -415,6 +419,16 @@ class World:
 
     def __repr__(self) -> str:
         return f"World(apps={list(self._apps)}, tools={len(self._tools)}, calls={len(self.log)})"
+
+
+_OWN = True
+"""The owner mark of a world's id counters while no fork shares them (the values are ints, so
+the dict's owner slot says nothing else)."""
+
+
+def _own_ids(ids: TrackedDict) -> TrackedDict:
+    setattr(ids, OWNER, _OWN)
+    return ids
 
 
 def _exception_text(exc: BaseException) -> str:

@@ -271,17 +271,48 @@ def test_a_first_write_after_a_fork_copies_only_its_path() -> None:
     assert sum(a is b for a, b in zip(siblings, originals, strict=True)) == len(originals) - 1
 
 
-def test_a_scan_that_stops_early_copies_only_what_it_passed() -> None:
+def test_a_scan_that_stops_early_keeps_a_copy_only_of_what_it_changed() -> None:
     world = World([Board()])
     for number in range(50):
         world.call("add_card", {"lane": "todo", "title": f"card {number}"})
     world.call("vote", {"lane": "todo", "index": 3})
     fork = world.fork()
     assert fork.call("first_with_votes", {"lane": "todo"}).result == "card 3*"
-    mine = list.copy(dict.__getitem__(fork.app(Board).state.lanes, "todo").cards)
-    theirs = list.copy(dict.__getitem__(world.app(Board).state.lanes, "todo").cards)
-    assert [a is b for a, b in zip(mine, theirs, strict=True)] == [False] * 4 + [True] * 46
+    mine = list.copy(dict.__getitem__(fork.app(Board)._state.lanes, "todo").cards)
+    theirs = list.copy(dict.__getitem__(world.app(Board)._state.lanes, "todo").cards)
+    # The scan copied the four cards it passed (and no more); the call kept the one it changed.
+    assert [a is b for a, b in zip(mine, theirs, strict=True)] == [True] * 3 + [False] + [True] * 46
     assert world.state()["Board"]["lanes"]["todo"]["cards"][3]["title"] == "card 3"
+
+
+def test_a_writing_call_keeps_no_copy_of_what_it_only_read() -> None:
+    world = _seeded()
+    fork = world.fork()
+    parent = world.app(Board)._state
+    # Scans every card of a lane and finds none with votes: everything it copied is given back.
+    assert fork.call("first_with_votes", {"lane": "doing"}).result == ""
+    assert fork.app(Board)._state is parent
+    fork = world.fork()
+    assert fork.call("vote", {"lane": "todo", "index": 0}).ok
+    child = fork.app(Board)._state
+    # The card voted for and the path to it are the fork's own; what the call did not change is the parent's.
+    assert child is not parent and child.lanes is not parent.lanes
+    assert child.archive is parent.archive and child.grid is parent.grid
+    assert dict.__getitem__(child.lanes, "doing") is dict.__getitem__(parent.lanes, "doing")
+    # Later calls write into what was given back: copied again, never changed in place.
+    assert fork.call("label", {"lane": "doing", "index": 0, "label": "y"}).ok
+    assert fork.call("retitle_everything", {"suffix": "?"}).ok
+    assert world.state() == _seeded().state()
+    assert fork.state()["Board"]["lanes"]["doing"]["cards"][0] == {
+        "title": "c?", "votes": 0, "labels": ["y"], "notes": {}}
+
+
+def test_a_failed_call_of_a_fork_keeps_no_copy() -> None:
+    world = _seeded()
+    fork = world.fork()
+    assert not fork.call("retitle_everything", {"suffix": "!"}).ok
+    assert fork.app(Board)._state is world.app(Board)._state
+    assert fork.state() == world.state()
 
 
 def test_read_only_calls_of_a_fork_copy_nothing() -> None:
@@ -304,3 +335,24 @@ def test_fresh_values_are_adopted_and_shared_ones_are_copied_before_handed_out()
     first.labels.append("z")
     assert world.state()["Board"]["lanes"]["todo"]["cards"][0]["labels"] == ["x"]
     assert fork.state()["Board"]["lanes"]["todo"]["cards"][0]["labels"] == ["x", "z"]
+
+
+class Sloppy(App[BoardState]):
+    """Writes past the undo journal: a bug, whose effect a release must keep rather than hide."""
+
+    @tool
+    def sneak(self, title: str) -> None:
+        """Archive a card with `list.append`, which no journal sees.
+
+        Args:
+            title: The card's title.
+        """
+        list.append(self.state.archive, Card(title=title))
+
+
+def test_a_copy_changed_past_the_journal_is_kept() -> None:
+    world = World([Sloppy()])
+    fork = world.fork()
+    assert fork.call("sneak", {"title": "x"}).ok
+    assert [card["title"] for card in fork.state()["Sloppy"]["archive"]] == ["x"]
+    assert world.state()["Sloppy"]["archive"] == []

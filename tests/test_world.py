@@ -369,3 +369,14 @@ def test_internal_fields_are_state_but_not_in_dumps() -> None:
     assert app.state.pending == (20,)  # loading other fields keeps internal ones
     assert world.state() == {"_CounterApp": {"count": 0}}
     assert app.state.model_dump(context=WITH_INTERNAL) == {"count": 0, "pending": (20,)}
+
+
+def test_forks_share_id_counters_until_one_counts() -> None:
+    world = World([])
+    assert world.next_id("order") == 1
+    fork = world.fork()
+    assert fork._ids is world._ids  # shared, copy-on-write
+    assert fork.next_id("order") == 2 and fork.next_id("order") == 3
+    assert world.next_id("order") == 2
+    other = world.fork()
+    assert world.next_id("order") == 3 and other.next_id("order") == 3 and fork.next_id("order") == 4
