@@ -38,8 +38,10 @@ _new = object.__new__
 OWNED = False  # this app's own, top and fields
 SHARED = True  # reachable from a fork or snapshot; the first writing call copies its top and releases
 # what it copied for nothing when it ends (`Journal.release`)
-SHARED_AGAIN = 2  # shared again by such a release: the next first write keeps its copies, so a
-# state read by every call but never written is not copied and given back on every call
+SHARED_AGAIN = 2  # shared again by such a release, or by a restore: the next first write keeps its
+# copies, so a state read by every call but never written is not copied and given back on every
+# call, and a reset loop (restore, then calls) does not pay for a release it has no use for: a
+# restored world replaces its own state, where giving back saves memory only across live forks
 FIELDS_SHARED = 3  # the top is this app's own, some of its fields were given back shared
 
 
@@ -177,7 +179,7 @@ class App(Generic[S]):
 
     def _adopt(self, state: S) -> None:
         _set(self, "_state", state)
-        _set(self, "_shared", True)
+        _set(self, "_shared", SHARED_AGAIN)
 
     def _fork(self, world: World) -> App[S]:
         new = _new(type(self))

@@ -11,7 +11,7 @@ never see each other's journal.
 
 The journal also hands back what a call copied for nothing (`Journal.release`). Structural
 sharing (see `sandbox.state`) copies an object of a fork's shared state before a possibly
-writing call may touch it; when the first such call after a fork, snapshot or restore ends,
+writing call may touch it; when the first such call after a fork or snapshot ends (not a restore: see `App`),
 every copy it made that it never changed is swapped back for the shared original, so a
 world keeps only the copies it needed (a call that reads two contacts to send a message
 keeps neither). A copy changed in place is named by the journal's entries; every other is

@@ -24,7 +24,7 @@ values are right: what must never happen, and cannot through these methods, is a
 write to an object another world can reach. State is a tree, as its dumps are: the same
 object put in two places is two objects once a fork has copied either path.
 
-Copies made in the first writing call after a fork, snapshot or restore are recorded as
+Copies made in the first writing call after a fork or snapshot are recorded as
 claims in the call's journal (`_note_claim`); the ones the call did not change are given
 back when it ends (`Journal.release`), so a world keeps copies only of what it changed.
 """

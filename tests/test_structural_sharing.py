@@ -307,6 +307,24 @@ def test_a_writing_call_keeps_no_copy_of_what_it_only_read() -> None:
         "title": "c?", "votes": 0, "labels": ["y"], "notes": {}}
 
 
+def test_a_restored_world_keeps_what_its_first_call_copied() -> None:
+    # A reset loop restores one world over and over: it replaces its own state, so giving copies back
+    # saves nothing there, and its first call after each restore skips the release.
+    world = _seeded()
+    snapshot = world.snapshot()
+    saved = world.app(Board)._state
+    for _ in range(2):
+        world.restore(snapshot)
+        assert world.call("first_with_votes", {"lane": "doing"}).result == ""
+        mine = world.app(Board)._state
+        assert mine is not saved and mine.lanes is not saved.lanes
+        assert world.state() == _seeded().state()
+    world.restore(snapshot)
+    assert world.call("vote", {"lane": "todo", "index": 0}).ok
+    world.restore(snapshot)
+    assert world.state() == _seeded().state()
+
+
 def test_a_failed_call_of_a_fork_keeps_no_copy() -> None:
     world = _seeded()
     fork = world.fork()
