@@ -513,10 +513,14 @@ def _claiming(values: TrackedList, owner: Any) -> Any:
     list unchanged by shared insertions marks the list all-owned."""
     pass_mark = object()
     setattr(values, ALL_OWNED, pass_mark)
+    read, atomic = list.__getitem__, ATOMIC_TYPES  # locals: this loop runs in every lookup of a writing call
     index = 0
-    while index < len(values):
-        item = list.__getitem__(values, index)
-        if type(item) not in ATOMIC_TYPES and _owner(item) is not owner:
+    while True:
+        try:
+            item = read(values, index)
+        except IndexError:  # past the end, read afresh each step as a list iterator does
+            break
+        if type(item) not in atomic and getattr(item, OWNER, None) is not owner:
             mine = _claimed(item, owner)
             if mine is not item:
                 list.__setitem__(values, index, mine)
