@@ -245,9 +245,10 @@ def _differs(mine: Any, original: Any, differ: set[int]) -> bool:
     return False
 
 
-# Make a journal the active one (returns a token), and put the previous one back.
+# Make a journal the active one (returns a token), and put the previous one back. `World.call`, which
+# knows its journal, resets and releases inline; `end` is the same for callers that do not.
 begin = _ACTIVE.set
-_reset = _ACTIVE.reset
+reset = _reset = _ACTIVE.reset
 
 
 def end(token: Any) -> None:

@@ -24,7 +24,7 @@ from .diffing import diff_states
 from .errors import ParseError, ToolError
 from .journal import Journal
 from .journal import begin as _set_journal
-from .journal import end as _reset_journal
+from .journal import reset as _reset_journal
 from .limits import (
     DEFAULT_LIMITS,
     InputLimits,
@@ -210,6 +210,8 @@ class World:
                 raise
             finally:
                 _reset_journal(token)
+                if journal.claims is not None:  # `journal.end`, inline: give back what the call copied for nothing
+                    journal.release()
             # `_record` and `CallLog.add` without their frames: this is the path of every successful call.
             log = self.log
             own = log._own
