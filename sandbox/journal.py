@@ -165,7 +165,6 @@ class Journal:
         self._saved = None
         self._grown = None
 
-
     def record_claims(self) -> None:
         """Keep the copies this call makes of shared objects from now on, to `release` the unchanged ones."""
         if self.claims is None:
@@ -248,12 +247,12 @@ def _differs(mine: Any, original: Any, differ: set[int]) -> bool:
 # Make a journal the active one (returns a token), and put the previous one back. `World.call`, which
 # knows its journal, resets and releases inline; `end` is the same for callers that do not.
 begin = _ACTIVE.set
-reset = _reset = _ACTIVE.reset
+reset = _ACTIVE.reset
 
 
 def end(token: Any) -> None:
     """Make the journal before `token` the active one again, releasing what the ending call copied for nothing."""
     journal = _ACTIVE.get()
-    _reset(token)
+    reset(token)
     if journal is not None and journal.claims is not None:
         journal.release()

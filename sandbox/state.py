@@ -91,11 +91,7 @@ class TrackedList(list):
         owner = _owner(self)
         if _owner(value) is owner:
             return value
-        mine = _claimed(value, owner)
-        if mine is not value:
-            list.__setitem__(self, index, mine)
-            _note_claim(CLAIM_SLOT, self, index, mine, value)
-        return mine
+        return _claim_slot(self, list.__setitem__, index, value, owner)
 
     def __iter__(self) -> Any:
         owner = _owner(self)
@@ -195,11 +191,7 @@ class TrackedDict(dict):
         owner = _owner(self)
         if _owner(value) is owner:
             return value
-        mine = _claimed(value, owner)
-        if mine is not value:
-            dict.__setitem__(self, key, mine)
-            _note_claim(CLAIM_SLOT, self, key, mine, value)
-        return mine
+        return _claim_slot(self, dict.__setitem__, key, value, owner)
 
     def get(self, key: Any, default: Any = None) -> Any:
         if dict.__contains__(self, key):
@@ -419,6 +411,16 @@ def _note_claim(kind: int, parent: Any, key: Any, mine: Any, original: Any) -> N
             claims.append((kind, parent, key, mine, original))
 
 
+def _claim_slot(container: Any, store: Any, key: Any, value: Any, owner: Any) -> Any:
+    """Put `value`, the item at `key` of `container`, in place as an object of generation `owner`
+    (`store` is the container type's own `__setitem__`), noting a copy made as a claim; the item now there."""
+    mine = _claimed(value, owner)
+    if mine is not value:
+        store(container, key, mine)
+        _note_claim(CLAIM_SLOT, container, key, mine, value)
+    return mine
+
+
 def _claimed(value: Any, owner: Any) -> Any:
     """`value` as an object of generation `owner`: itself if it already is (or is immutable),
     else a shallow copy of the owner's."""
@@ -494,10 +496,7 @@ def _own_list_items(values: TrackedList, indices: range) -> None:
     for index in indices:
         item = list.__getitem__(values, index)
         if type(item) not in ATOMIC_TYPES and _owner(item) is not owner:
-            mine = _claimed(item, owner)
-            if mine is not item:
-                list.__setitem__(values, index, mine)
-                _note_claim(CLAIM_SLOT, values, index, mine, item)
+            _claim_slot(values, list.__setitem__, index, item, owner)
 
 
 def _own_all_items(values: TrackedList) -> None:
@@ -521,11 +520,7 @@ def _claiming(values: TrackedList, owner: Any) -> Any:
         except IndexError:  # past the end, read afresh each step as a list iterator does
             break
         if type(item) not in atomic and getattr(item, OWNER, None) is not owner:
-            mine = _claimed(item, owner)
-            if mine is not item:
-                list.__setitem__(values, index, mine)
-                _note_claim(CLAIM_SLOT, values, index, mine, item)
-            item = mine
+            item = _claim_slot(values, list.__setitem__, index, item, owner)
         yield item
         index += 1
     if getattr(values, ALL_OWNED, None) is pass_mark:
@@ -539,10 +534,7 @@ def _own_dict_values(values: TrackedDict) -> None:
     shared = [(key, item) for key, item in dict.items(values)
               if type(item) not in ATOMIC_TYPES and _owner(item) is not owner]
     for key, item in shared:
-        mine = _claimed(item, owner)
-        if mine is not item:
-            dict.__setitem__(values, key, mine)
-            _note_claim(CLAIM_SLOT, values, key, mine, item)
+        _claim_slot(values, dict.__setitem__, key, item, owner)
     setattr(values, ALL_OWNED, owner)
 
 
