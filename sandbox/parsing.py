@@ -399,15 +399,34 @@ def _scalar_pattern(group: str) -> str:
 
 
 _SCALAR = _scalar_pattern("(")
-# Items separated by commas, a trailing comma allowed: each item is followed by a comma or the closer.
-_ARGUMENTS = (r"\(" + _G + "(?:" + _IDENT + _G + "=" + _G + "(?:" + _scalar_pattern("(?:") + ")" + _G
+_MATCH_SCALAR = "(?:" + _scalar_pattern("(?:") + ")"
+# Lists and objects of scalars, nested up to `_NESTED_LEVELS` deep (object keys are scalars; a None key is
+# refused when read), items separated by commas and a trailing comma allowed: `_NESTED_LEVELS`
+# copies of the pattern, each holding the one below, since Python's engine has no recursion.
+_NESTED_LEVELS = 2
+
+
+def _value_pattern(levels: int) -> str:
+    if levels == 0:
+        return _MATCH_SCALAR
+    inner = _value_pattern(levels - 1)
+    return ("(?:" + _MATCH_SCALAR + r"|\[" + _G + "(?:" + inner + _G + r"(?:," + _G + r"|(?=\])))*+\]"
+            + r"|\{" + _G + "(?:" + _MATCH_SCALAR + _G + ":" + _G + inner + _G + r"(?:," + _G + r"|(?=\})))*+\})")
+
+
+# Arguments: items separated by commas, a trailing comma allowed; each item is followed by a comma or the closer.
+_ARGUMENTS = (r"\(" + _G + "(?:" + _IDENT + _G + "=" + _G + _value_pattern(_NESTED_LEVELS) + _G
               + r"(?:," + _G + r"|(?=\))))*+\)")
 # (No line break between a name and its parenthesis: outside brackets it would end the expression.)
-_FLAT_CALL_TEXT = _NAME + r"[ \t]*+" + _ARGUMENTS
-# Messages of calls whose arguments are all scalars: one match decides, one scan reads them.
-_FLAT_CALL = re.compile(_FLAT_CALL_TEXT)
-_FLAT_LIST = re.compile(r"\[" + _G + "(?:" + _FLAT_CALL_TEXT + _G + r"(?:," + _G + r"|(?=\])))*+\]")
-_FLAT_TOKENS = re.compile("(" + _NAME + r")[ \t]*+\(|(" + _IDENT + ")" + _G + "=" + _G + "(?:" + _SCALAR + ")")
+_CALL_TEXT = _NAME + r"[ \t]*+" + _ARGUMENTS
+# One match decides whether a message is in the subset; one scan then reads its tokens in order.
+_SIMPLE_CALL = re.compile(_CALL_TEXT)
+_SIMPLE_LIST = re.compile(r"\[" + _G + "(?:" + _CALL_TEXT + _G + r"(?:," + _G + r"|(?=\])))*+\]")
+# In text the patterns above matched, every token starts where the previous one ended: a call's name, or a
+# scalar or bracket (with the name of the argument it opens, if it does), each with the gap, commas, colons
+# and closing parentheses after it.
+_TOKENS = re.compile("(?:(" + _NAME + r")[ \t]*+\(|(?:(" + _IDENT + ")" + _G + "=" + _G + ")?(?:" + _SCALAR
+                     + r"|([\[\]{}])))[ \t\r\n,:)]*+")
 _GAP = re.compile(_G)
 _FAST_OPEN = re.compile("(" + _NAME + r")[ \t]*+\(" + _G)
 _FAST_KEY = re.compile("(" + _IDENT + ")" + _G + "=" + _G)
@@ -426,24 +445,40 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
     """The calls of `body` when it is in the simple subset, else None (the full path decides)."""
     if not valid_text(body):
         return None
-    if (_FLAT_LIST if body.startswith("[") else _FLAT_CALL).fullmatch(body) is None:
+    listed = body.startswith("[")
+    if (_SIMPLE_LIST if listed else _SIMPLE_CALL).fullmatch(body) is None:
         return _scan_brackets(body, limits)
     calls: list[Call] = []
     arguments: dict[str, Any] = {}
-    for name, key, string, sign, integer, real, word in _FLAT_TOKENS.findall(body):
+    key = ""
+    # The open lists and objects, innermost last, each object followed by a key while its value is to come.
+    stack: list[Any] = []
+    depth = 0  # lists and objects open
+    value: Any
+    for name, argument, string, sign, integer, real, word, bracket in _TOKENS.findall(body, listed, len(body) - listed):
         if name:
-            if len(name) > limits.max_name_chars or any(part in _RESERVED for part in name.split(".")):
+            if len(name) > limits.max_name_chars or _reserved_name(name):
                 return None
             arguments = {}
             calls.append(Call(name, arguments))
             continue
-        if key in _RESERVED or key in arguments:
-            return None
-        value: Any
+        if argument:
+            if argument in _RESERVED or argument in arguments:
+                return None
+            key = argument
         if string:
             value = string[1:-1]
             if "\\" in value:
                 value = _FAST_ESCAPE.sub(_unescape, value)
+        elif bracket:
+            if bracket == "]" or bracket == "}":
+                stack.pop()
+                depth -= 1
+                continue
+            depth += 1
+            if depth >= limits.max_depth:  # the arguments object is the first level
+                return None
+            value = [] if bracket == "[" else {}
         elif integer:
             value = int(integer)
             if not -limits.int_bound < value < limits.int_bound:
@@ -454,8 +489,28 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
             value = -float(real) if sign == "-" else float(real)
         else:
             value = _WORDS[word]
-        arguments[key] = value
+        if not depth or (bracket and depth == 1):
+            arguments[key] = value
+        else:
+            top = stack[-1]
+            if type(top) is list:
+                top.append(value)
+            elif type(top) is dict:  # an object's key
+                if value is None:
+                    return None
+                stack.append(value)
+                continue
+            else:  # the value of the key on top
+                stack.pop()
+                stack[-1][top] = value
+        if bracket:
+            stack.append(value)
     return calls if len(calls) <= limits.max_calls else None
+
+
+def _reserved_name(name: str) -> bool:
+    """Whether a tool name is, or has a part that is, a word Python refuses as a name."""
+    return name in _RESERVED if "." not in name else any(part in _RESERVED for part in name.split("."))
 
 
 def _scan_brackets(body: str, limits: InputLimits) -> list[Call] | None:
@@ -471,7 +526,7 @@ def _scan_brackets(body: str, limits: InputLimits) -> list[Call] | None:
         if opened is None:
             return None
         name = opened.group(1)
-        if len(name) > limits.max_name_chars or any(part in _RESERVED for part in name.split(".")):
+        if len(name) > limits.max_name_chars or _reserved_name(name):
             return None
         pos = opened.end()
         arguments: dict[str, Any] = {}
