@@ -20,7 +20,8 @@ Accepted forms:
 
 When the bracket syntax does not parse, a repair pass fixes the defects found in
 ACEBench's own gold data (unescaped apostrophes, stray whitespace, a missing bracket)
-and reports each repair.
+and reports each repair. Text the full path is sure to refuse (a string followed by a
+name, as `'Domino's'`) is repaired without asking `ast.parse` first.
 """
 
 from __future__ import annotations
@@ -407,13 +408,16 @@ def _scalar_pattern(group: str) -> str:
 
 _SCALAR = _scalar_pattern("(")
 _MATCH_SCALAR = "(?:" + _scalar_pattern("(?:") + ")"
-# Lists and objects of scalars, nested up to `_NESTED_LEVELS` deep (object keys are scalars; a None key is
-# refused when read), items separated by commas and a trailing comma allowed: `_NESTED_LEVELS`
-# copies of the pattern, each holding the one below, since Python's engine has no recursion.
+# Argument values the one-match path reads: scalars, and lists and objects nested up to `_NESTED_LEVELS`
+# deep (as ACEBench's `items=[{'product': 'x', 'quantity': 1}]`); deeper ones go to the token-at-a-time
+# scan. Each level costs the patterns' compilation (at import) about three times the one below.
 _NESTED_LEVELS = 2
 
 
 def _value_pattern(levels: int) -> str:
+    """A scalar, or a list or object of values `levels - 1` deep (object keys are scalars, a None key
+    being refused when read); items separated by commas, a trailing comma allowed. Python's engine
+    has no recursion, so each level holds a copy of the one below."""
     if levels == 0:
         return _MATCH_SCALAR
     inner = _value_pattern(levels - 1)
@@ -429,9 +433,10 @@ _CALL_TEXT = _NAME + r"[ \t]*+" + _ARGUMENTS
 # One match decides whether a message is in the subset; one scan then reads its tokens in order.
 _SIMPLE_CALL = re.compile(_CALL_TEXT)
 _SIMPLE_LIST = re.compile(r"\[" + _G + "(?:" + _CALL_TEXT + _G + r"(?:," + _G + r"|(?=\])))*+\]")
-# In text the patterns above matched, every token starts where the previous one ended: a call's name, or a
-# scalar or bracket (with the name of the argument it opens, if it does), each with the gap, commas, colons
-# and closing parentheses after it.
+# In text the patterns above matched (but for the message's own brackets and the gap after its opening
+# one), every token starts where the previous one ended: a call's name, or a scalar or bracket (with the
+# name of the argument it opens, if it does), each with the gap, commas, colons and closing parentheses
+# after it.
 _TOKENS = re.compile("(?:(" + _NAME + r")[ \t]*+\(|(?:(" + _IDENT + ")" + _G + "=" + _G + ")?(?:" + _SCALAR
                      + r"|([\[\]{}])))[ \t\r\n,:)]*+")
 _GAP = re.compile(_G)
