@@ -156,16 +156,34 @@ APOSTROPHE_TAILS = st.sampled_from(["s", "t forget", " s", "\ns", "if", " or ", 
                                     "'", " '", ", ", ")", "\\", "s', b='t", "é", "match", "None", " + ", "s.x"])
 
 
+WORDS = st.text(st.sampled_from("abs t'\"é,()[]:"), min_size=1, max_size=12)
+
+
+@st.composite
+def worded_calls(draw: st.DrawFn) -> str:
+    """Calls whose arguments are mostly single-quoted words (where models leave apostrophes unescaped)."""
+    calls = []
+    for _ in range(draw(st.integers(1, 2))):
+        arguments = []
+        for key in draw(st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=3, unique=True)):
+            quoted = "'" + draw(st.text(st.sampled_from("abs t"), min_size=1, max_size=8)) + "'"
+            value = draw(st.sampled_from([quoted, f"[{quoted}]", f"{{{quoted}: {quoted}}}", f"[{{'k': {quoted}}}]"])
+                         | literal(draw(VALUES)))
+            arguments.append(f"{key}={value}")
+        calls.append(f"{draw(NAMES)}({', '.join(arguments)})")
+    return "[" + ", ".join(calls) + "]" if len(calls) > 1 or draw(st.booleans()) else calls[0]
+
+
 @st.composite
 def apostrophe_texts(draw: st.DrawFn) -> str:
     """A call text with apostrophes put into (or near) its single-quoted strings, as models write them."""
-    text = draw(call_texts())
+    text = draw(call_texts() | worded_calls())
     for _ in range(draw(st.integers(1, 3))):
         quotes = [i for i, ch in enumerate(text) if ch == "'"]
         if not quotes:
             break
         at = draw(st.sampled_from(quotes)) + draw(st.integers(0, 3))
-        text = text[:at] + "'" + draw(APOSTROPHE_TAILS) + text[at:]
+        text = text[:at] + "'" + draw(APOSTROPHE_TAILS | WORDS) + text[at:]
     return text
 
 
