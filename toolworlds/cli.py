@@ -22,11 +22,10 @@ from sandbox.schemas import FORMATS
 from scenarios.family import ReplayReport, TaskQuery, WorldFamily
 from scenarios.registry import families, family
 
-from .episodes import failure_reason
-from .llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT
-from .runconfig import RunConfig, read_run_config
+from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
+    from .runconfig import RunConfig
     from .runner import Backend, TaskSet
 
 app = typer.Typer(
@@ -218,6 +217,7 @@ def _languages(given: list[str] | None, extra: list[str]) -> list[str] | None:
 
 def _open_store(db: str) -> Any:
     """The run store at `db`, or one line saying why not (the URL shown without its password)."""
+    from .episodes import failure_reason
     from .store import RunStore
 
     try:
@@ -333,6 +333,7 @@ def run(
     `--resume --retry-failed` runs them again. A resume with another configuration (agent,
     model, endpoint, user simulator, seeds, task filter, trials) is refused unless `--force`.
     """
+    from .episodes import failure_reason
     from .report import score_table
     from .runner import AgentSpec, BackendError, ConfigMismatch, execute_run, load_factory, pending_tasks
 
@@ -552,6 +553,8 @@ def _print_summary(run_id: str, db: str, episodes: list[Any], config: dict[str, 
 
 
 def _run_config(path: Path | None) -> RunConfig:
+    from .runconfig import RunConfig, read_run_config  # only `run` reads a config file
+
     if path is None:
         return RunConfig()
     try:
