@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +86,38 @@ def test_every_sandbox_export_resolves() -> None:
     for name in sandbox.__all__:
         assert getattr(sandbox, name) is getattr(importlib.import_module(sandbox._LAZY[name], "sandbox"), name)
     assert set(sandbox.__all__) <= set(dir(sandbox))
+
+
+# What `toolworlds replay acebench` has no use for: the other families, the run machinery and its
+# store, the LLM client and agents, the scorers, ACEBench's normal and special items, and the heavy
+# optional libraries (state diagrams, deep diffs, retrieval, text similarity).
+_NOT_ON_THE_REPLAY_PATH = (
+    "scenarios.todo", "scenarios.banking", "scenarios.apibank", "scenarios.toolbench", "scenarios.acebench.items",
+    "evaluators", "toolworlds.runner", "toolworlds.store", "toolworlds.episodes", "toolworlds.llm",
+    "toolworlds.agents", "toolworlds.users", "sqlalchemy", "sqlmodel", "openai", "httpx", "transitions.extensions",
+    "deepdiff", "rank_bm25", "rouge_score", "rouge",
+)
+
+
+def test_the_replay_path_imports_only_what_it_uses(tmp_path: Path) -> None:
+    (tmp_path / "possible_answer").mkdir()
+    task = {"id": "agent_multi_step_0", "question": "Turn on Wi-Fi.", "initial_config": {},
+            "involved_classes": ["BaseApi"], "function": []}
+    answer = {"id": "agent_multi_step_0", "ground_truth": [{"BaseApi": {"wifi": True, "logged_in": True}}],
+              "mile_stone": ["[turn_on_wifi()]"]}
+    (tmp_path / "data_agent_multi_step.json").write_text(json.dumps(task) + "\n")
+    (tmp_path / "possible_answer" / "data_agent_multi_step.json").write_text(json.dumps(answer) + "\n")
+    code = ("import sys\n"
+            "from toolworlds.cli import app\n"
+            "try:\n"
+            "    app(['replay', 'acebench', '--data', sys.argv[1]])\n"
+            "except SystemExit as done:\n"
+            "    assert not done.code, done.code\n"
+            "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True,
+                         cwd=ROOT)
+    assert "reproduced 1/1 tasks" in out.stdout
+    loaded = out.stderr.split()
+    assert "scenarios.acebench.replay" in loaded
+    unneeded = [name for name in loaded if name.startswith(_NOT_ON_THE_REPLAY_PATH)]
+    assert unneeded == []
