@@ -9,6 +9,11 @@ acebench` as a cold process no slower than the reference's replay process. With 
 same gold paths, importing nothing of ours. Without it the row compares with the 0.57 s the
 issue quotes for this machine. Which modules cost what: `python -X importtime -c "import sandbox"`.
 
+The rows between python and the replay are the pieces a replay is made of, each a cold
+process of its own: pydantic imported and its first model built (its schema machinery and
+plugin lookup load lazily, at the first model), the command-line toolkit (typer, rich), the
+engine, the ACEBench family, and the replay without the command line (no typer, no table).
+
 Every process runs as it would for an installed package: with its bytecode cached. One
 untimed round writes the caches first, and PYTHONDONTWRITEBYTECODE is dropped for the
 children (with it set, each process recompiles every module of ours and of the
@@ -36,14 +41,24 @@ from scenarios.datasets import dataset_dir  # noqa: E402  (after the path; impor
 REFERENCE = "reference replay (ACEBench's own)"
 QUOTED_REFERENCE = 0.57  # seconds: the reference's replay process as issue 12 measured it on this machine
 
+# The replay's work without the command line: its family's gold paths replayed, no table printed.
+_BARE_REPLAY = ("from scenarios.registry import family\n"
+                "acebench = family('acebench')\n"
+                "acebench.replay(acebench.data_source(None), 'en', {})\n")
 PROCESSES = {
     "python (nothing imported)": [sys.executable, "-c", "pass"],
     "import pydantic": [sys.executable, "-c", "import pydantic"],
+    "one pydantic model built": [sys.executable, "-c", "from pydantic import BaseModel\nclass M(BaseModel):\n a: int"],
+    "import typer, rich (console, table)": [sys.executable, "-c", "import typer, rich.console, rich.table"],
     "import sandbox": [sys.executable, "-c", "import sandbox"],
     "from sandbox import World": [sys.executable, "-c", "from sandbox import World"],
+    "ACEBench family loaded": [sys.executable, "-c", "from scenarios.registry import family\nfamily('acebench')"],
+    "ACEBench replay, no CLI": [sys.executable, "-c", _BARE_REPLAY],
     "import toolworlds.cli": [sys.executable, "-c", "import toolworlds.cli"],
     "toolworlds replay acebench": [sys.executable, "-m", "toolworlds.cli", "replay", "acebench"],
 }
+# Rows that need the ACEBench data.
+_NEEDS_DATA = ("ACEBench replay, no CLI", "toolworlds replay acebench")
 
 
 def main() -> None:
@@ -53,8 +68,8 @@ def main() -> None:
     parser.add_argument("--acebench", type=Path, default=os.environ.get("ACEBENCH_REF"),
                         help="an extracted ACEBench repository: time its replay process side by side")
     args = parser.parse_args()
-    chosen = {k: v for k, v in PROCESSES.items() if not (args.no_replay and "replay" in k)}
     data = dataset_dir("acebench")
+    chosen = {k: v for k, v in PROCESSES.items() if not ((args.no_replay or data is None) and k in _NEEDS_DATA)}
     if args.acebench is not None and not args.no_replay:
         if data is None:
             sys.exit("--acebench needs the ACEBench data (TOOLWORLDS_DATA) for the reference's replay")

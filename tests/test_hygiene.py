@@ -121,3 +121,13 @@ def test_the_replay_path_imports_only_what_it_uses(tmp_path: Path) -> None:
     assert "scenarios.acebench.replay" in loaded
     unneeded = [name for name in loaded if name.startswith(_NOT_ON_THE_REPLAY_PATH)]
     assert unneeded == []
+
+
+def test_drawing_the_command_line_builds_no_model() -> None:
+    """`import toolworlds.cli` is typer, rich and the registry's names: no engine, no family, no pydantic."""
+    code = ("import sys, toolworlds.cli\n"
+            "light = ('sandbox.schemas', 'scenarios.family', 'scenarios.registry')\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'docstring_parser', 'evaluators')\n"
+            "             or m.startswith(('sandbox.', 'scenarios.')) and m not in light))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"

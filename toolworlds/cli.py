@@ -21,6 +21,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from sandbox.schemas import FORMATS
 from scenarios.family import ReplayReport, TaskQuery, WorldFamily
@@ -145,7 +146,8 @@ def replay(
     for column in report.columns:
         table.add_column(column, overflow="fold")
     for row, ok in zip(report.rows, report.ok, strict=True):
-        table.add_row(*(escape(cell) for cell in row), style=None if ok else "yellow")
+        # Cells are data, not markup: as Text they skip the markup parser (and the escaping it needs).
+        table.add_row(*(Text(cell) for cell in row), style=None if ok else "yellow")
     console.print(table)
     console.print(report.summary, highlight=False)
     if json_path is not None:
