@@ -14,6 +14,11 @@ PACKAGES = ("sandbox", "scenarios", "evaluators", "toolworlds")
 _MUTABLE_CALLS = {"list", "dict", "set", "defaultdict", "OrderedDict", "Counter", "deque"}
 
 
+def _python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`code` run by a fresh interpreter (what a module imports shows only in a process of its own)."""
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, cwd=ROOT)
+
+
 def _module_level_mutables(path: Path) -> list[str]:
     found = []
     for node in ast.parse(path.read_text()).body:
@@ -51,14 +56,14 @@ def test_core_import_stays_light() -> None:
         "heavy = [m for m in ('deepdiff', 'sqlmodel', 'sqlalchemy', 'typer', 'rich') if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    out = _python(code)
     assert out.stdout.strip() == ""
 
 
 def test_the_engine_imports_no_layer_above_it() -> None:
     code = ("import sys, sandbox\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('scenarios', 'evaluators', 'toolworlds')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    out = _python(code)
     assert out.stdout.strip() == "[]"
 
 
@@ -75,7 +80,7 @@ def test_import_sandbox_builds_nothing_until_a_name_is_used() -> None:
             "print(sorted(m for m in sys.modules if m.startswith(('sandbox.', 'pydantic'))))\n"
             "from sandbox import World, parse_message\n"
             "print('pydantic' in sys.modules, parse_message(\"[f(a=1)]\").calls[0].arguments)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    out = _python(code)
     assert out.stdout.splitlines() == ["[]", "True {'a': 1}"]
 
 
@@ -114,8 +119,7 @@ def test_the_replay_path_imports_only_what_it_uses(tmp_path: Path) -> None:
             "except SystemExit as done:\n"
             "    assert not done.code, done.code\n"
             "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True,
-                         cwd=ROOT)
+    out = _python(code, str(tmp_path))
     assert "reproduced 1/1 tasks" in out.stdout
     loaded = out.stderr.split()
     assert "scenarios.acebench.replay" in loaded
@@ -129,5 +133,5 @@ def test_drawing_the_command_line_builds_no_model() -> None:
             "light = ('sandbox.schemas', 'scenarios.family', 'scenarios.registry')\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'docstring_parser', 'evaluators')\n"
             "             or m.startswith(('sandbox.', 'scenarios.')) and m not in light))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    out = _python(code)
     assert out.stdout.strip() == "[]"
