@@ -104,27 +104,46 @@ _NOT_ON_THE_REPLAY_PATH = (
 )
 
 
-def test_the_replay_path_imports_only_what_it_uses(tmp_path: Path) -> None:
-    (tmp_path / "possible_answer").mkdir()
+def _one_task_folder(folder: Path, wifi_after: bool) -> Path:
+    """An ACEBench-format folder holding one agent task: turn Wi-Fi on, with `wifi_after` as its ground truth."""
+    (folder / "possible_answer").mkdir(parents=True)
     task = {"id": "agent_multi_step_0", "question": "Turn on Wi-Fi.", "initial_config": {},
             "involved_classes": ["BaseApi"], "function": []}
-    answer = {"id": "agent_multi_step_0", "ground_truth": [{"BaseApi": {"wifi": True, "logged_in": True}}],
+    answer = {"id": "agent_multi_step_0", "ground_truth": [{"BaseApi": {"wifi": wifi_after, "logged_in": True}}],
               "mile_stone": ["[turn_on_wifi()]"]}
-    (tmp_path / "data_agent_multi_step.json").write_text(json.dumps(task) + "\n")
-    (tmp_path / "possible_answer" / "data_agent_multi_step.json").write_text(json.dumps(answer) + "\n")
+    (folder / "data_agent_multi_step.json").write_text(json.dumps(task) + "\n")
+    (folder / "possible_answer" / "data_agent_multi_step.json").write_text(json.dumps(answer) + "\n")
+    return folder
+
+
+def test_the_replay_path_imports_only_what_it_uses(tmp_path: Path) -> None:
+    data = _one_task_folder(tmp_path / "data", wifi_after=True)
     code = ("import sys\n"
-            "from toolworlds.cli import app\n"
+            "from toolworlds.cli import main\n"
+            "sys.argv = ['toolworlds', 'replay', 'acebench', '--data', sys.argv[1], '--json', sys.argv[2]]\n"
             "try:\n"
-            "    app(['replay', 'acebench', '--data', sys.argv[1]])\n"
+            "    main()\n"
             "except SystemExit as done:\n"
             "    assert not done.code, done.code\n"
             "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
-    out = _python(code, str(tmp_path))
+    out = _python(code, str(data), str(tmp_path / "rows.json"))
     assert "reproduced 1/1 tasks" in out.stdout
+    assert [row["id"] for row in json.loads((tmp_path / "rows.json").read_text())] == ["agent_multi_step_0"]
     loaded = out.stderr.split()
     assert "scenarios.acebench.replay" in loaded
     unneeded = [name for name in loaded if name.startswith(_NOT_ON_THE_REPLAY_PATH)]
     assert unneeded == []
+
+
+def test_the_command_line_process_exits_with_the_commands_code(tmp_path: Path) -> None:
+    """The entry point's end-of-process step (`main`) keeps each command's exit code: doctor's 1 for a finding."""
+    command = [sys.executable, "-m", "toolworlds.cli", "doctor", "acebench", "--data"]
+    good = subprocess.run([*command, str(_one_task_folder(tmp_path / "good", wifi_after=True))], cwd=ROOT,
+                          capture_output=True, text=True)
+    bad = subprocess.run([*command, str(_one_task_folder(tmp_path / "bad", wifi_after=False))], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert (good.returncode, bad.returncode) == (0, 1), (good.stderr, bad.stderr)
+    assert "1 rows: 0 reproduce, 1 finding(s)" in bad.stdout
 
 
 def test_drawing_the_command_line_builds_no_model() -> None:
