@@ -2,7 +2,7 @@
 
 Run: python bench/startup_split.py [--rounds 9]
 
-Each round is a fresh process running the real command (`toolworlds.cli.app`), with time
+Each round is a fresh process running the real command (`toolworlds.cli.main`), with time
 marks around its steps: importing the command line (typer, rich and the registry's names),
 pydantic's own start (imported and its first model built: typer's parameter adapters and
 our models would each pay it first, so it is taken apart here), typer building the command
@@ -60,8 +60,9 @@ def timed_report(*args):
     finally:
         marks['replayed'] = time.perf_counter()
 cli._family, cli._replay_report = timed_family, timed_report
+sys.argv = ['toolworlds', 'replay', 'acebench']
 try:
-    cli.app(['replay', 'acebench'])
+    cli.main()
 except SystemExit as done:
     assert not done.code, done.code
 end = time.perf_counter()
