@@ -8,6 +8,16 @@ acebench` as a cold process no slower than the reference's replay process. With 
 `bench/reference_replay.py`, the reference's execution role and end-state checker over the
 same gold paths, importing nothing of ours. Without it the row compares with the 0.57 s the
 issue quotes for this machine. Which modules cost what: `python -X importtime -c "import sandbox"`.
+
+The rows between python and the replay are the pieces a replay is made of, each a cold
+process of its own: pydantic imported and its first model built (its schema machinery and
+plugin lookup load lazily, at the first model), the command-line toolkit (typer, rich), the
+engine, the ACEBench family, and the replay without the command line (no typer, no table).
+
+Every process runs as it would for an installed package: with its bytecode cached. One
+untimed round writes the caches first, and PYTHONDONTWRITEBYTECODE is dropped for the
+children (with it set, each process recompiles every module of ours and of the
+reference's, which adds over 100 ms to a replay and measures the compiler, not the code).
 """
 
 from __future__ import annotations
@@ -31,14 +41,24 @@ from scenarios.datasets import dataset_dir  # noqa: E402  (after the path; impor
 REFERENCE = "reference replay (ACEBench's own)"
 QUOTED_REFERENCE = 0.57  # seconds: the reference's replay process as issue 12 measured it on this machine
 
+# The replay's work without the command line: its family's gold paths replayed, no table printed.
+_BARE_REPLAY = ("from scenarios.registry import family\n"
+                "acebench = family('acebench')\n"
+                "acebench.replay(acebench.data_source(None), 'en', {})\n")
 PROCESSES = {
     "python (nothing imported)": [sys.executable, "-c", "pass"],
     "import pydantic": [sys.executable, "-c", "import pydantic"],
+    "one pydantic model built": [sys.executable, "-c", "from pydantic import BaseModel\nclass M(BaseModel):\n a: int"],
+    "import typer, rich (console, table)": [sys.executable, "-c", "import typer, rich.console, rich.table"],
     "import sandbox": [sys.executable, "-c", "import sandbox"],
     "from sandbox import World": [sys.executable, "-c", "from sandbox import World"],
+    "ACEBench family loaded": [sys.executable, "-c", "from scenarios.registry import family\nfamily('acebench')"],
+    "ACEBench replay, no CLI": [sys.executable, "-c", _BARE_REPLAY],
     "import toolworlds.cli": [sys.executable, "-c", "import toolworlds.cli"],
     "toolworlds replay acebench": [sys.executable, "-m", "toolworlds.cli", "replay", "acebench"],
 }
+# Rows that need the ACEBench data.
+_NEEDS_DATA = ("ACEBench replay, no CLI", "toolworlds replay acebench")
 
 
 def main() -> None:
@@ -48,20 +68,23 @@ def main() -> None:
     parser.add_argument("--acebench", type=Path, default=os.environ.get("ACEBENCH_REF"),
                         help="an extracted ACEBench repository: time its replay process side by side")
     args = parser.parse_args()
-    chosen = {k: v for k, v in PROCESSES.items() if not (args.no_replay and "replay" in k)}
     data = dataset_dir("acebench")
+    chosen = {k: v for k, v in PROCESSES.items() if not ((args.no_replay or data is None) and k in _NEEDS_DATA)}
     if args.acebench is not None and not args.no_replay:
         if data is None:
             sys.exit("--acebench needs the ACEBench data (TOOLWORLDS_DATA) for the reference's replay")
         folder = data / "data_en" if (data / "data_en").is_dir() else data
         chosen[REFERENCE] = [sys.executable, str(ROOT / "bench" / "reference_replay.py"), str(args.acebench),
                              str(folder)]
+    environment = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     samples: dict[str, list[float]] = {name: [] for name in chosen}
-    for _ in range(args.rounds):  # interleaved, so load drifting during the run hits every row alike
+    for round_ in range(args.rounds + 1):  # interleaved, so load drifting during the run hits every row alike
         for name, command in chosen.items():
             start = time.perf_counter()
-            subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            samples[name].append(time.perf_counter() - start)
+            subprocess.run(command, cwd=ROOT, env=environment, check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            if round_:  # round 0 only writes the bytecode caches
+                samples[name].append(time.perf_counter() - start)
     medians = {name: statistics.median(values) for name, values in samples.items()}
     table = Table(title=f"cold processes, median of {args.rounds} interleaved rounds")
     for column in ("process", "wall", "vs import pydantic", "target"):

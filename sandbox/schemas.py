@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from .tools import ToolSpec
+if TYPE_CHECKING:
+    from .tools import ToolSpec
 
 SchemaFormat = Literal["jsonschema", "openai", "anthropic", "acebench", "bfcl"]
 FORMATS: tuple[str, ...] = ("jsonschema", "openai", "anthropic", "acebench", "bfcl")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("sandbox", "scenarios", "evaluators", "toolworlds")
 _MUTABLE_CALLS = {"list", "dict", "set", "defaultdict", "OrderedDict", "Counter", "deque"}
+
+
+def _python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`code` run by a fresh interpreter (what a module imports shows only in a process of its own)."""
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, cwd=ROOT)
 
 
 def _module_level_mutables(path: Path) -> list[str]:
@@ -50,14 +56,14 @@ def test_core_import_stays_light() -> None:
         "heavy = [m for m in ('deepdiff', 'sqlmodel', 'sqlalchemy', 'typer', 'rich') if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    out = _python(code)
     assert out.stdout.strip() == ""
 
 
 def test_the_engine_imports_no_layer_above_it() -> None:
     code = ("import sys, sandbox\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('scenarios', 'evaluators', 'toolworlds')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    out = _python(code)
     assert out.stdout.strip() == "[]"
 
 
@@ -74,7 +80,7 @@ def test_import_sandbox_builds_nothing_until_a_name_is_used() -> None:
             "print(sorted(m for m in sys.modules if m.startswith(('sandbox.', 'pydantic'))))\n"
             "from sandbox import World, parse_message\n"
             "print('pydantic' in sys.modules, parse_message(\"[f(a=1)]\").calls[0].arguments)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    out = _python(code)
     assert out.stdout.splitlines() == ["[]", "True {'a': 1}"]
 
 
@@ -85,3 +91,66 @@ def test_every_sandbox_export_resolves() -> None:
     for name in sandbox.__all__:
         assert getattr(sandbox, name) is getattr(importlib.import_module(sandbox._LAZY[name], "sandbox"), name)
     assert set(sandbox.__all__) <= set(dir(sandbox))
+
+
+# What `toolworlds replay acebench` has no use for: the other families, the run machinery and its
+# store, the LLM client and agents, the scorers, ACEBench's normal and special items, and the heavy
+# optional libraries (state diagrams, deep diffs, retrieval, text similarity).
+_NOT_ON_THE_REPLAY_PATH = (
+    "scenarios.todo", "scenarios.banking", "scenarios.apibank", "scenarios.toolbench", "scenarios.acebench.items",
+    "evaluators", "toolworlds.runner", "toolworlds.store", "toolworlds.episodes", "toolworlds.llm",
+    "toolworlds.agents", "toolworlds.users", "sqlalchemy", "sqlmodel", "openai", "httpx", "transitions.extensions",
+    "deepdiff", "rank_bm25", "rouge_score", "rouge",
+)
+
+
+def _one_task_folder(folder: Path, wifi_after: bool) -> Path:
+    """An ACEBench-format folder holding one agent task: turn Wi-Fi on, with `wifi_after` as its ground truth."""
+    (folder / "possible_answer").mkdir(parents=True)
+    task = {"id": "agent_multi_step_0", "question": "Turn on Wi-Fi.", "initial_config": {},
+            "involved_classes": ["BaseApi"], "function": []}
+    answer = {"id": "agent_multi_step_0", "ground_truth": [{"BaseApi": {"wifi": wifi_after, "logged_in": True}}],
+              "mile_stone": ["[turn_on_wifi()]"]}
+    (folder / "data_agent_multi_step.json").write_text(json.dumps(task) + "\n")
+    (folder / "possible_answer" / "data_agent_multi_step.json").write_text(json.dumps(answer) + "\n")
+    return folder
+
+
+def test_the_replay_path_imports_only_what_it_uses(tmp_path: Path) -> None:
+    data = _one_task_folder(tmp_path / "data", wifi_after=True)
+    code = ("import sys\n"
+            "from toolworlds.cli import main\n"
+            "sys.argv = ['toolworlds', 'replay', 'acebench', '--data', sys.argv[1], '--json', sys.argv[2]]\n"
+            "try:\n"
+            "    main()\n"
+            "except SystemExit as done:\n"
+            "    assert not done.code, done.code\n"
+            "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
+    out = _python(code, str(data), str(tmp_path / "rows.json"))
+    assert "reproduced 1/1 tasks" in out.stdout
+    assert [row["id"] for row in json.loads((tmp_path / "rows.json").read_text())] == ["agent_multi_step_0"]
+    loaded = out.stderr.split()
+    assert "scenarios.acebench.replay" in loaded
+    unneeded = [name for name in loaded if name.startswith(_NOT_ON_THE_REPLAY_PATH)]
+    assert unneeded == []
+
+
+def test_the_command_line_process_exits_with_the_commands_code(tmp_path: Path) -> None:
+    """The entry point's end-of-process step (`main`) keeps each command's exit code: doctor's 1 for a finding."""
+    command = [sys.executable, "-m", "toolworlds.cli", "doctor", "acebench", "--data"]
+    good = subprocess.run([*command, str(_one_task_folder(tmp_path / "good", wifi_after=True))], cwd=ROOT,
+                          capture_output=True, text=True)
+    bad = subprocess.run([*command, str(_one_task_folder(tmp_path / "bad", wifi_after=False))], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert (good.returncode, bad.returncode) == (0, 1), (good.stderr, bad.stderr)
+    assert "1 rows: 0 reproduce, 1 finding(s)" in bad.stdout
+
+
+def test_drawing_the_command_line_builds_no_model() -> None:
+    """`import toolworlds.cli` is typer, rich and the registry's names: no engine, no family, no pydantic."""
+    code = ("import sys, toolworlds.cli\n"
+            "light = ('sandbox.schemas', 'scenarios.family', 'scenarios.registry')\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'docstring_parser', 'evaluators')\n"
+            "             or m.startswith(('sandbox.', 'scenarios.')) and m not in light))\n")
+    out = _python(code)
+    assert out.stdout.strip() == "[]"

@@ -25,6 +25,7 @@ from typing import Any
 from sandbox.limits import printable_text
 
 from .agents import ChatMessage, ToolCall, Turn
+from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .users import END
 
 AGENT_PROMPT = ("You are an assistant that completes the user's request by calling the tools provided. "
@@ -32,10 +33,6 @@ AGENT_PROMPT = ("You are an assistant that completes the user's request by calli
 USER_PROMPT = ("You play a user talking to an assistant. Your goal, which you reveal as the conversation needs "
                "it: {instruction}\nReply as the user in one or two sentences. When your goal is met, reply "
                f"exactly '{END}'.")
-
-
-DEFAULT_TIMEOUT = 60.0  # seconds per request
-DEFAULT_RETRIES = 2  # further tries of a request that failed transiently
 
 
 class EndpointError(RuntimeError):

@@ -34,8 +34,9 @@ from sandbox.world import World
 
 from .agents import ChatMessage, NoisyAgent, OracleAgent
 from .defects import run_defects
+from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .episodes import failure_reason, run_episode
-from .llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT, task_protocol
+from .llm import task_protocol
 from .store import CallRow, EpisodeRow, MessageRow, RunStore, ScoreRow
 
 # Held around each endpoint request (`with gate:`), shared by every worker of a run.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from scenarios.acebench.answers import ERROR_PHRASE, INCOMPLETE_PHRASE, IRRELEVANT_PHRASE
-from scenarios.acebench.items import NORMAL_CATEGORIES, SPECIAL_CATEGORIES
+from scenarios.acebench.categories import NORMAL_CATEGORIES, SPECIAL_CATEGORIES
 
 AGENT_CATEGORIES = ("agent_multi_turn", "agent_multi_step")
 WEIGHTS = (("normal", 0.578), ("special", 0.2676), ("agent", 0.1545))

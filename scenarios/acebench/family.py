@@ -8,7 +8,7 @@ from types import MappingProxyType
 
 from ..datasets import dataset_dir
 from ..family import TaskLoad, TaskQuery, WorldFamily, select
-from .items import NORMAL_CATEGORIES, SPECIAL_CATEGORIES, read_items
+from .categories import NORMAL_CATEGORIES, SPECIAL_CATEGORIES
 from .replay import replay_report
 from .tasks import CATEGORIES, read_tasks
 from .world import acebench_world
@@ -37,6 +37,8 @@ def load(query: TaskQuery) -> TaskLoad:
         return TaskLoad([], [f"unknown ACEBench categories: {', '.join(unknown)} (groups: normal, special, agent)"])
     loaded = TaskLoad()
     if item_categories and source.is_dir():
+        from .items import read_items  # the item model and prompts: only for a load that reads items
+
         loaded = read_items(source, query.lang, item_categories)
     if agent_categories:
         agents = read_tasks(source, lang=query.lang, categories=agent_categories)

@@ -22,13 +22,6 @@ from .answers import possible_reply
 from .prompts import history_message, single_reply_prompt
 from .tasks import json_records
 
-NORMAL_CATEGORIES = (
-    "normal_atom_bool", "normal_atom_enum", "normal_atom_number", "normal_atom_list", "normal_atom_object_deep",
-    "normal_atom_object_short", "normal_single_turn_single_function", "normal_single_turn_parallel_function",
-    "normal_multi_turn_user_switch", "normal_multi_turn_user_adjust", "normal_similar_api", "normal_preference",
-)
-SPECIAL_CATEGORIES = ("special_incomplete", "special_error_param", "special_irrelevant")
-
 
 class AceItem(BaseModel):
     """One normal or special item: the model's first reply is its result."""
