@@ -20,7 +20,8 @@ Accepted forms:
 
 When the bracket syntax does not parse, a repair pass fixes the defects found in
 ACEBench's own gold data (unescaped apostrophes, stray whitespace, a missing bracket)
-and reports each repair.
+and reports each repair. Text the full path is sure to refuse (a string followed by a
+name, as `'Domino's'`) is repaired without asking `ast.parse` first.
 """
 
 from __future__ import annotations
@@ -117,7 +118,14 @@ def _parse_message(text: str, limits: InputLimits) -> ParsedMessage:
         if calls is not None:
             return ParsedMessage(calls, "json", notes)
     try:
-        return ParsedMessage(_parse_brackets(body, limits), "brackets", notes)
+        _check_items(body, limits)
+        calls = _fast_brackets(body, limits)
+        if calls is None:
+            mended = _sure_repair(body, limits)
+            if mended is not None:
+                return ParsedMessage(mended[0], "brackets", notes + mended[1])
+            calls = _ast_brackets(body, limits)
+        return ParsedMessage(calls, "brackets", notes)
     except ParseError as first_error:
         if first_error.limit is not None or len(body) > _REPAIR_CHARS:
             raise  # a bound, not a typo (or too long to be hand-written): nothing to repair
@@ -399,15 +407,38 @@ def _scalar_pattern(group: str) -> str:
 
 
 _SCALAR = _scalar_pattern("(")
-# Items separated by commas, a trailing comma allowed: each item is followed by a comma or the closer.
-_ARGUMENTS = (r"\(" + _G + "(?:" + _IDENT + _G + "=" + _G + "(?:" + _scalar_pattern("(?:") + ")" + _G
+_MATCH_SCALAR = "(?:" + _scalar_pattern("(?:") + ")"
+# Argument values the one-match path reads: scalars, and lists and objects nested up to `_NESTED_LEVELS`
+# deep (as ACEBench's `items=[{'product': 'x', 'quantity': 1}]`); deeper ones go to the token-at-a-time
+# scan. Each level costs the patterns' compilation (at import) about three times the one below.
+_NESTED_LEVELS = 2
+
+
+def _value_pattern(levels: int) -> str:
+    """A scalar, or a list or object of values `levels - 1` deep (object keys are scalars, a None key
+    being refused when read); items separated by commas, a trailing comma allowed. Python's engine
+    has no recursion, so each level holds a copy of the one below."""
+    if levels == 0:
+        return _MATCH_SCALAR
+    inner = _value_pattern(levels - 1)
+    return ("(?:" + _MATCH_SCALAR + r"|\[" + _G + "(?:" + inner + _G + r"(?:," + _G + r"|(?=\])))*+\]"
+            + r"|\{" + _G + "(?:" + _MATCH_SCALAR + _G + ":" + _G + inner + _G + r"(?:," + _G + r"|(?=\})))*+\})")
+
+
+# Arguments: items separated by commas, a trailing comma allowed; each item is followed by a comma or the closer.
+_ARGUMENTS = (r"\(" + _G + "(?:" + _IDENT + _G + "=" + _G + _value_pattern(_NESTED_LEVELS) + _G
               + r"(?:," + _G + r"|(?=\))))*+\)")
 # (No line break between a name and its parenthesis: outside brackets it would end the expression.)
-_FLAT_CALL_TEXT = _NAME + r"[ \t]*+" + _ARGUMENTS
-# Messages of calls whose arguments are all scalars: one match decides, one scan reads them.
-_FLAT_CALL = re.compile(_FLAT_CALL_TEXT)
-_FLAT_LIST = re.compile(r"\[" + _G + "(?:" + _FLAT_CALL_TEXT + _G + r"(?:," + _G + r"|(?=\])))*+\]")
-_FLAT_TOKENS = re.compile("(" + _NAME + r")[ \t]*+\(|(" + _IDENT + ")" + _G + "=" + _G + "(?:" + _SCALAR + ")")
+_CALL_TEXT = _NAME + r"[ \t]*+" + _ARGUMENTS
+# One match decides whether a message is in the subset; one scan then reads its tokens in order.
+_SIMPLE_CALL = re.compile(_CALL_TEXT)
+_SIMPLE_LIST = re.compile(r"\[" + _G + "(?:" + _CALL_TEXT + _G + r"(?:," + _G + r"|(?=\])))*+\]")
+# In text the patterns above matched (but for the message's own brackets and the gap after its opening
+# one), every token starts where the previous one ended: a call's name, or a scalar or bracket (with the
+# name of the argument it opens, if it does), each with the gap, commas, colons and closing parentheses
+# after it.
+_TOKENS = re.compile("(?:(" + _NAME + r")[ \t]*+\(|(?:(" + _IDENT + ")" + _G + "=" + _G + ")?(?:" + _SCALAR
+                     + r"|([\[\]{}])))[ \t\r\n,:)]*+")
 _GAP = re.compile(_G)
 _FAST_OPEN = re.compile("(" + _NAME + r")[ \t]*+\(" + _G)
 _FAST_KEY = re.compile("(" + _IDENT + ")" + _G + "=" + _G)
@@ -426,24 +457,40 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
     """The calls of `body` when it is in the simple subset, else None (the full path decides)."""
     if not valid_text(body):
         return None
-    if (_FLAT_LIST if body.startswith("[") else _FLAT_CALL).fullmatch(body) is None:
+    listed = body.startswith("[")
+    if (_SIMPLE_LIST if listed else _SIMPLE_CALL).fullmatch(body) is None:
         return _scan_brackets(body, limits)
     calls: list[Call] = []
     arguments: dict[str, Any] = {}
-    for name, key, string, sign, integer, real, word in _FLAT_TOKENS.findall(body):
+    key = ""
+    # The open lists and objects, innermost last, each object followed by a key while its value is to come.
+    stack: list[Any] = []
+    depth = 0  # lists and objects open
+    value: Any
+    for name, argument, string, sign, integer, real, word, bracket in _TOKENS.findall(body, listed, len(body) - listed):
         if name:
-            if len(name) > limits.max_name_chars or any(part in _RESERVED for part in name.split(".")):
+            if len(name) > limits.max_name_chars or _reserved_name(name):
                 return None
             arguments = {}
             calls.append(Call(name, arguments))
             continue
-        if key in _RESERVED or key in arguments:
-            return None
-        value: Any
+        if argument:
+            if argument in _RESERVED or argument in arguments:
+                return None
+            key = argument
         if string:
             value = string[1:-1]
             if "\\" in value:
                 value = _FAST_ESCAPE.sub(_unescape, value)
+        elif bracket:
+            if bracket == "]" or bracket == "}":
+                stack.pop()
+                depth -= 1
+                continue
+            depth += 1
+            if depth >= limits.max_depth:  # the arguments object is the first level
+                return None
+            value = [] if bracket == "[" else {}
         elif integer:
             value = int(integer)
             if not -limits.int_bound < value < limits.int_bound:
@@ -454,8 +501,28 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
             value = -float(real) if sign == "-" else float(real)
         else:
             value = _WORDS[word]
-        arguments[key] = value
+        if not depth or (bracket and depth == 1):
+            arguments[key] = value
+        else:
+            top = stack[-1]
+            if type(top) is list:
+                top.append(value)
+            elif type(top) is dict:  # an object's key
+                if value is None:
+                    return None
+                stack.append(value)
+                continue
+            else:  # the value of the key on top
+                stack.pop()
+                stack[-1][top] = value
+        if bracket:
+            stack.append(value)
     return calls if len(calls) <= limits.max_calls else None
+
+
+def _reserved_name(name: str) -> bool:
+    """Whether a tool name is, or has a part that is, a word Python refuses as a name."""
+    return name in _RESERVED if "." not in name else any(part in _RESERVED for part in name.split("."))
 
 
 def _scan_brackets(body: str, limits: InputLimits) -> list[Call] | None:
@@ -471,7 +538,7 @@ def _scan_brackets(body: str, limits: InputLimits) -> list[Call] | None:
         if opened is None:
             return None
         name = opened.group(1)
-        if len(name) > limits.max_name_chars or any(part in _RESERVED for part in name.split(".")):
+        if len(name) > limits.max_name_chars or _reserved_name(name):
             return None
         pos = opened.end()
         arguments: dict[str, Any] = {}
@@ -646,11 +713,48 @@ _CLOSERS = ",)]}:"
 _QUOTE_OR_ESCAPE = re.compile(r"['\"\\]")
 
 
+# A word after a closing quote: Python reads it as a name unless it is a keyword or a string's prefix.
+_WORD_AFTER = re.compile(r"[ \t\r\n]*+([A-Za-z_][A-Za-z0-9_]*+)")
+_STRING_PREFIXES = frozenset({"r", "u", "f", "b", "fr", "rf", "br", "rb"})
+# `_sure_repair` handles short texts only: their syntax errors can be nothing but syntax errors (no
+# nesting, recursion or digit bound of the parser's can be reached in so few characters and brackets).
+_SURE_CHARS = 500
+_SURE_BRACKETS = 100
+
+
+def _sure_repair(body: str, limits: InputLimits) -> tuple[list[Call], tuple[str, ...]] | None:
+    """The calls and repairs of a text the fast path declined, when the full path is sure to refuse it and
+    the repaired text is in the fast path's subset; else None (the ordinary way decides).
+
+    Models (and ACEBench's gold data) write `'Domino's'`. The full path refuses that only after
+    `ast.parse` has failed, which costs more than reading the repaired text. The refusal is certain
+    when the first quote the repair escapes is, for Python, the end of a string followed by a name:
+    the text before it is in the fast path's subset (the repaired text is, and they agree up to
+    there), and no Python expression has a string and then a name side by side.
+    """
+    if len(body) > _SURE_CHARS or body.count("(") + body.count("[") + body.count("{") > _SURE_BRACKETS:
+        return None
+    repaired, repairs, first = _repairs(body)
+    if first < 0 or repaired[0] != body[0] or repaired.count(",") > limits.max_items:
+        return None  # nothing escaped, or an opening bracket added (the texts differ from the start)
+    word = _WORD_AFTER.match(body, first + 1)
+    if word is None or word.group(1) in _RESERVED or word.group(1).lower() in _STRING_PREFIXES:
+        return None  # the quote is followed by something that might continue an expression
+    calls = _fast_brackets(repaired, limits)
+    return (calls, tuple(repairs)) if calls else None
+
+
 def _repair(body: str) -> tuple[str, list[str]]:
     """Fix the defects seen in real benchmark data; returns the new text and what was done."""
+    repaired, repairs, _ = _repairs(body)
+    return repaired, repairs
+
+
+def _repairs(body: str) -> tuple[str, list[str], int]:
+    """`_repair`, and where in `body` the first apostrophe it escaped is (-1 if none)."""
     repairs: list[str] = []
     text = body
-    escaped, count = _escape_apostrophes(text)
+    escaped, count, first = _escape_apostrophes(text)
     if count:
         text = escaped
         repairs.append(f"escaped {count} apostrophe(s) inside single-quoted strings")
@@ -660,11 +764,12 @@ def _repair(body: str) -> tuple[str, list[str]]:
     elif text.endswith("]") and not text.startswith("["):
         text = "[" + text
         repairs.append("added the missing opening '['")
-    return text, repairs
+    return text, repairs, first
 
 
-def _escape_apostrophes(text: str) -> tuple[str, int]:
-    """Escape quotes inside single-quoted strings that cannot be closing quotes.
+def _escape_apostrophes(text: str) -> tuple[str, int, int]:
+    """Escape quotes inside single-quoted strings that cannot be closing quotes; the new text, how many
+    were escaped, and where the first was (-1 if none).
 
     A quote closes a string only if what follows it (after spaces) could follow a value:
     a comma, a bracket, a colon or the end. `'Domino's'` thus becomes `'Domino\\'s'`.
@@ -672,6 +777,7 @@ def _escape_apostrophes(text: str) -> tuple[str, int]:
     """
     out: list[str] = []
     count = 0
+    first = -1  # where the first escaped quote is
     kept = 0  # text[kept:] is not yet in `out`
     at = 0
     end = len(text)
@@ -693,8 +799,10 @@ def _escape_apostrophes(text: str) -> tuple[str, int]:
                 out.append(text[kept:i])
                 out.append("\\'")
                 kept = at
+                if not count:
+                    first = i
                 count += 1
             else:
                 quote = None
     out.append(text[kept:])
-    return "".join(out), count
+    return "".join(out), count, first

@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sandbox import Call, ParseError, parse_message
 from sandbox.limits import InputLimits
-from sandbox.parsing import _ast_brackets, _fast_brackets
+from sandbox.parsing import _ast_brackets, _fast_brackets, _repair, _sure_repair
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -145,3 +146,105 @@ def test_fast_path_leaves_bounds_and_odd_spellings_to_the_full_path() -> None:
                  "[f(a=01)]", "[f(a=1_0)]", "[f(a='\\d')]", "[f(a=u'x')]", "[f(a='x' 'y')]", "[f(1)]", "[f(a=(1,))]",
                  "[f(a=-True)]", "[f(**a)]", "f(), g()", "[f()][0]", "[f(a=1e5)]", "[f(a='\x00')]", "[f(a={[1]: 2})]"]:
         assert _fast_brackets(text, limits) is None, text
+
+
+# -- apostrophes: the repair without the failing `ast.parse` ---------------------------------
+
+# What follows an apostrophe a model left unescaped inside a string: words (some of them keywords or
+# string prefixes, after which Python may read on), spaces, quotes and the syntax characters.
+APOSTROPHE_TAILS = st.sampled_from(["s", "t forget", " s", "\ns", "if", " or ", "r", "u", "rb", "f", "_x", "9",
+                                    "'", " '", ", ", ")", "\\", "s', b='t", "é", "match", "None", " + ", "s.x"])
+
+
+WORDS = st.text(st.sampled_from("abs t'\"é,()[]:"), min_size=1, max_size=12)
+
+
+@st.composite
+def worded_calls(draw: st.DrawFn) -> str:
+    """Calls whose arguments are mostly single-quoted words (where models leave apostrophes unescaped)."""
+    calls = []
+    for _ in range(draw(st.integers(1, 2))):
+        arguments = []
+        for key in draw(st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=3, unique=True)):
+            quoted = "'" + draw(st.text(st.sampled_from("abs t"), min_size=1, max_size=8)) + "'"
+            value = draw(st.sampled_from([quoted, f"[{quoted}]", f"{{{quoted}: {quoted}}}", f"[{{'k': {quoted}}}]"])
+                         | literal(draw(VALUES)))
+            arguments.append(f"{key}={value}")
+        calls.append(f"{draw(NAMES)}({', '.join(arguments)})")
+    return "[" + ", ".join(calls) + "]" if len(calls) > 1 or draw(st.booleans()) else calls[0]
+
+
+@st.composite
+def apostrophe_texts(draw: st.DrawFn) -> str:
+    """A call text with apostrophes put into (or near) its single-quoted strings, as models write them."""
+    text = draw(call_texts() | worded_calls())
+    for _ in range(draw(st.integers(1, 3))):
+        quotes = [i for i, ch in enumerate(text) if ch == "'"]
+        if not quotes:
+            break
+        at = draw(st.sampled_from(quotes)) + draw(st.integers(0, 3))
+        text = text[:at] + "'" + draw(APOSTROPHE_TAILS | WORDS) + text[at:]
+    return text
+
+
+def reference_outcome(text: str, limits: InputLimits) -> Any:
+    """What a message reads as when the full path is tried first, and the repair only after it fails."""
+    body = text.strip()
+    try:
+        return [(call.name, typed(call.arguments)) for call in _ast_brackets(body, limits)], ()
+    except ParseError as first:
+        if first.limit is not None:
+            return ("error", str(first))
+        repaired, repairs = _repair(body)
+        try:
+            calls = _ast_brackets(repaired, limits) if repairs else []
+        except ParseError:
+            calls = []
+        if not calls:
+            return ("error", str(first))
+        return [(call.name, typed(call.arguments)) for call in calls], tuple(repairs)
+
+
+def message_outcome(text: str, limits: InputLimits) -> Any:
+    try:
+        parsed = parse_message(text, limits=limits)
+    except ParseError as error:
+        return ("error", str(error))
+    return [(call.name, typed(call.arguments)) for call in parsed.calls], parsed.repairs
+
+
+@SETTINGS
+@given(apostrophe_texts(), LIMITS)
+def test_apostrophes_read_as_the_full_path_and_its_repair_read_them(text: str, limits: InputLimits) -> None:
+    assert message_outcome(text, limits) == reference_outcome(text, limits), text
+
+
+def test_the_repair_skips_the_full_path_only_when_it_surely_refuses() -> None:
+    """`'Domino's'`: a string, then a name. Whatever follows, within the size the shortcut takes, Python
+    refuses that with a plain syntax error (no nesting or recursion bound), so the repair decides."""
+    limits = InputLimits()
+    heads = ["[f(a='Domino's", "[f(a='It's", "f(a=1, b='x'y"]
+    tails = ["')]", " + " + "-" * 400 + "')]", " lambda:" * 60 + "')]", " " + "(" * 97 + "')]",
+             " " + "[" * 60 + "{" * 37 + "')]", " not" * 110 + "')]", " await" * 80 + "')]"]
+    taken = 0
+    for head in heads:
+        for tail in tails:
+            text = head + tail if head.startswith("[") else head + tail[:-1]
+            if _sure_repair(text, limits) is not None:
+                taken += 1
+                with pytest.raises(ParseError) as refused:
+                    _ast_brackets(text, limits)
+                assert refused.value.limit is None, text
+            assert message_outcome(text, limits) == reference_outcome(text, limits), text
+    assert taken == len(heads) * len(tails)  # all within the shortcut's bounds
+
+
+def test_acebench_apostrophes_skip_the_full_path() -> None:
+    text = "[add_reminder(title='Today's spending', description='Today's spending 88.0 yuan', time='2024-07-15')]"
+    mended = _sure_repair(text, InputLimits())
+    assert mended is not None
+    assert mended == (parse_message(text).calls, parse_message(text).repairs)
+    assert mended[0][0].arguments["title"] == "Today's spending"
+    # A string followed by a string prefix, a keyword or an operator might still read: the full path decides.
+    for text in ["[f(a='x'r'y')]", "[f(a='x' if 1 else 'y')]", "[f(a='x'+'y')]", "[f(a='x' 'y')]"]:
+        assert _sure_repair(text, InputLimits()) is None, text
