@@ -37,6 +37,8 @@ import decimal
 import enum
 import types
 import typing
+from itertools import chain as _chain
+from itertools import islice as _islice
 from typing import Any, ClassVar, SupportsIndex
 
 from pydantic import BaseModel, ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
@@ -95,10 +97,14 @@ class TrackedList(list):
 
     def __iter__(self) -> Any:
         owner = _owner(self)
-        if (owner is not None and getattr(self, ALL_OWNED, None) is owner) or _reading_only():
+        mark = getattr(self, ALL_OWNED, None)
+        if (owner is not None and mark is owner) or _reading_only():
             return list.__iter__(self)
-        # Items are claimed as they are reached: a scan that stops early copies only its prefix.
-        return _claiming(self, owner)
+        # Items are claimed as they are reached: a scan that stops early copies only its prefix,
+        # and the next scan reads the prefix claimed so far as it is (`_OwnedPrefix`).
+        if type(mark) is _OwnedPrefix and owner is not None:
+            return _chain(_islice(list.__iter__(self), mark.count), _claiming(self, owner, mark.count, mark))
+        return _claiming(self, owner, 0, None)
 
     def __reversed__(self) -> Any:
         if not _reading_only():
@@ -129,14 +135,17 @@ class TrackedList(list):
 
     def insert(self, index: SupportsIndex, value: Any) -> None:
         _note_container(self)
+        _forget_prefix(self)
         list.insert(self, index, _admitted(self, value))
 
     def pop(self, index: SupportsIndex = -1) -> Any:
         _note_container(self)
+        _forget_prefix(self)
         return _claimed(list.pop(self, index), _owner(self))
 
     def remove(self, value: Any) -> None:
         _note_container(self)
+        _forget_prefix(self)
         list.remove(self, value)
 
     def clear(self) -> None:
@@ -145,21 +154,25 @@ class TrackedList(list):
 
     def sort(self, *args: Any, **kwargs: Any) -> None:
         _note_container(self)
+        _forget_prefix(self)
         list.sort(self, *args, **kwargs)
 
     def reverse(self) -> None:
         _note_container(self)
+        _forget_prefix(self)
         list.reverse(self)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         _note_container(self)
         if isinstance(index, slice):
+            _forget_prefix(self)
             list.__setitem__(self, index, [_admitted(self, v) for v in value])
         else:
             list.__setitem__(self, index, _admitted(self, value))
 
     def __delitem__(self, index: Any) -> None:
         _note_container(self)
+        _forget_prefix(self)
         list.__delitem__(self, index)
 
     def __iadd__(self, values: Any) -> TrackedList:
@@ -168,6 +181,7 @@ class TrackedList(list):
 
     def __imul__(self, count: SupportsIndex) -> TrackedList:
         _note_container(self)
+        _forget_prefix(self)
         list.__imul__(self, count)
         return self
 
@@ -506,14 +520,37 @@ def _own_all_items(values: TrackedList) -> None:
         setattr(values, ALL_OWNED, owner)
 
 
-def _claiming(values: TrackedList, owner: Any) -> Any:
-    """Iterate `values`, claiming each item as it is reached (a list iterator's semantics: a
-    list changed meanwhile is read at the next index). A pass that reaches the end with the
-    list unchanged by shared insertions marks the list all-owned."""
-    pass_mark = object()
-    setattr(values, ALL_OWNED, pass_mark)
+class _OwnedPrefix:
+    """An owned list's mark (in its `ALL_OWNED` slot) that its first `count` items are its own.
+
+    A scan that stops early (a lookup) leaves one, so the next scan reads that far as a plain
+    list iterator does. Anything that could put a shared item before `count`, or move one
+    there, replaces the mark: `_admitted` (a shared item put in), undo, a release, and the
+    list's removals and reorderings (`_forget_prefix`); an append, or an owned item put in,
+    leaves the first `count` items owned."""
+
+    __slots__ = ("count",)
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+
+def _forget_prefix(values: TrackedList) -> None:
+    """Drop an owned-prefix mark of `values` before its items move (an all-owned mark stays true)."""
+    if type(getattr(values, ALL_OWNED, None)) is _OwnedPrefix:
+        setattr(values, ALL_OWNED, None)
+
+
+def _claiming(values: TrackedList, owner: Any, index: int, prefix: _OwnedPrefix | None) -> Any:
+    """Iterate `values` from `index` (the items before it are owned: `prefix` counts them),
+    claiming each item as it is reached (a list iterator's semantics: a list changed meanwhile
+    is read at the next index). The mark counts the items claimed so far; a pass that reaches
+    the end with its mark still in place (no shared item put in meanwhile) marks the list all-owned.
+    A mark replaced before this pass began stays replaced: its count says nothing any more."""
+    if prefix is None:
+        prefix = _OwnedPrefix(index)
+        setattr(values, ALL_OWNED, prefix)
     read, atomic = list.__getitem__, ATOMIC_TYPES  # locals: this loop runs in every lookup of a writing call
-    index = 0
     while True:
         try:
             item = read(values, index)
@@ -521,9 +558,10 @@ def _claiming(values: TrackedList, owner: Any) -> Any:
             break
         if type(item) not in atomic and getattr(item, OWNER, None) is not owner:
             item = _claim_slot(values, list.__setitem__, index, item, owner)
-        yield item
         index += 1
-    if getattr(values, ALL_OWNED, None) is pass_mark:
+        prefix.count = index
+        yield item
+    if getattr(values, ALL_OWNED, None) is prefix:
         setattr(values, ALL_OWNED, owner)
 
 
