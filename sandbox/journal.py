@@ -87,7 +87,9 @@ class Journal:
 
     def attribute(self, obj: Any, name: str) -> None:
         """Remember an attribute's value (and whether pydantic counted it as set) before it is replaced."""
-        entries = self._log()
+        entries = self._entries
+        if entries is None:  # the call's first write (allocated only once, never for a read-only call)
+            entries = self._log()
         entries.append((_ATTR, obj, name, obj.__dict__.get(name, _MISSING)))
         fields_set = getattr(obj, "__pydantic_fields_set__", None)
         if fields_set is not None and name not in fields_set:
@@ -95,7 +97,9 @@ class Journal:
 
     def container(self, obj: Any) -> None:
         """Remember a container's contents before its first change in this call."""
-        entries = self._log()
+        entries = self._entries
+        if entries is None:
+            entries = self._log()
         saved = self._saved
         assert saved is not None
         key = id(obj)
@@ -116,7 +120,9 @@ class Journal:
         in reverse, so a full save taken later in the same call is restored first and
         this cut then removes what was appended before it.
         """
-        entries = self._log()
+        entries = self._entries
+        if entries is None:
+            entries = self._log()
         key = id(obj)
         if key in self._saved or key in self._grown:  # type: ignore[operator]
             return
@@ -125,7 +131,9 @@ class Journal:
 
     def dict_key(self, obj: dict[Any, Any], key: Any) -> None:
         """Remember one key's value (or absence) before it is set; order is kept on undo."""
-        entries = self._log()
+        entries = self._entries
+        if entries is None:
+            entries = self._log()
         if id(obj) in self._saved:  # type: ignore[operator]
             return
         if dict.__contains__(obj, key):

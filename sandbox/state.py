@@ -127,7 +127,7 @@ class TrackedList(list):
 
     def append(self, value: Any) -> None:
         _note_growth(self)
-        list.append(self, _admitted(self, value))
+        list.append(self, value if type(value) in ATOMIC_TYPES else _admitted(self, value))
 
     def extend(self, values: Any) -> None:
         _note_growth(self)
@@ -235,7 +235,7 @@ class TrackedDict(dict):
         journal = active_journal()
         if journal is not None:
             journal.dict_key(self, key)
-        dict.__setitem__(self, key, _admitted(self, value))
+        dict.__setitem__(self, key, value if type(value) in ATOMIC_TYPES else _admitted(self, value))
 
     def __delitem__(self, key: Any) -> None:
         _note_container(self)
@@ -396,25 +396,26 @@ def adopt(value: Any, owner: Any) -> Any:
     elif isinstance(value, StateModel):
         object.__setattr__(value, OWNER, owner)
         fields = value.__dict__
-        for name, item in fields.items():
+        for name in kind._nested_fields:  # the only fields that can hold anything to adopt (see `_may_hold_container`)
+            item = fields.get(name)
             if type(item) not in ATOMIC_TYPES:
                 fields[name] = adopt(item, owner)
     return value
 
 
-def own(model: StateModel, owner: Generation) -> StateModel:
+def own(model: StateModel, owner: Generation, claims: list[Any] | None = None) -> StateModel:
     """A shallow copy of `model` that generation `owner` may change in place: the model and
     the models and containers in its fields are copied, the items inside those containers
     are not (the containers copy them one by one as they hand them out). The field copies
-    are recorded as claims (see `Journal.release`), the top's by the caller."""
+    are recorded in `claims` (the call's, see `Journal.release`), the top's by the caller."""
     if _owner(model) is owner:
         return model
-    return _claimed_model(model, type(model), owner, top=True)
+    return _claimed_model(model, type(model), owner, claims)
 
 
-def own_fields(model: StateModel) -> None:
+def own_fields(model: StateModel, claims: list[Any] | None) -> None:
     """Claim again, for `model`'s own generation, the fields a release gave back shared."""
-    _claim_fields(model, model.__dict__, type(model), _owner(model), True)
+    _claim_fields(model, model.__dict__, type(model)._nested_fields, _owner(model), claims)
 
 
 def _note_claim(kind: int, parent: Any, key: Any, mine: Any, original: Any) -> None:
@@ -460,35 +461,33 @@ def _claimed(value: Any, owner: Any) -> Any:
     return new
 
 
-def _claimed_model(value: StateModel, kind: type[StateModel], owner: Any, top: bool = False) -> StateModel:
-    new = object.__new__(kind)
-    setter = object.__setattr__
+def _claimed_model(value: StateModel, kind: type[StateModel], owner: Any,
+                   claims: list[Any] | None = None) -> StateModel:
+    """A shallow copy of `value` for `owner`; with `claims` (a top model's: `own`), its field copies are noted there."""
+    new = _new_object(kind)
     fields = value.__dict__.copy()
-    if top:
-        _claim_fields(new, fields, kind, owner, True)
-    else:
-        for name in kind._nested_fields:
-            item = fields.get(name)
-            if type(item) not in ATOMIC_TYPES and _owner(item) is not owner:
-                fields[name] = _claimed(item, owner)
-    setter(new, "__dict__", fields)
+    nested = kind._nested_fields
+    if nested:
+        _claim_fields(new, fields, nested, owner, claims)
+    _set_dict(new, fields)
     # Shared: a fields set is never changed in place (`__setattr__` and undo replace it).
-    setter(new, "__pydantic_fields_set__", value.__pydantic_fields_set__)
+    _set_fields_set(new, value.__pydantic_fields_set__)
     extra = value.__pydantic_extra__
-    setter(new, "__pydantic_extra__", None if extra is None else dict(extra))
+    _set_extra(new, None if extra is None else dict(extra))
     private = value.__pydantic_private__
-    setter(new, "__pydantic_private__", None if private is None else copy.copy(private))
-    setter(new, OWNER, owner)
+    _set_private(new, None if private is None else copy.copy(private))
+    _set_owner(new, owner)
     return new
 
 
-def _claim_fields(model: StateModel, fields: dict[str, Any], kind: type[StateModel], owner: Any, top: bool) -> None:
-    for name in kind._nested_fields:
+def _claim_fields(model: StateModel, fields: dict[str, Any], nested: tuple[str, ...], owner: Any,
+                  claims: list[Any] | None) -> None:
+    for name in nested:
         item = fields.get(name)
-        if type(item) not in ATOMIC_TYPES and _owner(item) is not owner:
+        if type(item) not in ATOMIC_TYPES and getattr(item, OWNER, None) is not owner:
             mine = fields[name] = _claimed(item, owner)
-            if top and mine is not item:
-                _note_claim(CLAIM_FIELD, model, name, mine, item)
+            if claims is not None and mine is not item:
+                claims.append((CLAIM_FIELD, model, name, mine, item))
 
 
 def _admitted(container: Any, value: Any) -> Any:
@@ -657,7 +656,7 @@ class StateModel(BaseModel):
             journal = active_journal()
             if journal is not None:
                 journal.attribute(self, name)
-            self.__dict__[name] = adopt(value, _owner(self))
+            self.__dict__[name] = value if type(value) in ATOMIC_TYPES else adopt(value, _owner(self))
             fields_set = self.__pydantic_fields_set__
             if name not in fields_set:  # replaced, not changed in place: copies of this model share it
                 object.__setattr__(self, "__pydantic_fields_set__", fields_set | {name})
@@ -669,6 +668,15 @@ class StateModel(BaseModel):
 
 
 _PLAIN_CONTAINERS = frozenset({list, dict, set, tuple})
+
+# The slots a model's data lives in, written through their descriptors: `object.__setattr__` would look
+# each one up first, and a claimed model (the first writing call after every fork or restore) sets five.
+_new_object = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_set_owner = StateModel.__dict__[OWNER].__set__
 
 WITH_INTERNAL: typing.Final = "with internal fields"
 """The `model_dump` context that keeps `internal_fields` (a string, so the context is immutable)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeVar, overload
 
@@ -56,6 +56,9 @@ class Snapshot:
     ids: Mapping[str, int]
     log: CallLog
     log_len: int
+    # `ids`' own dict, of no world: the world restored from this snapshot copies it on its first count
+    # (`World.next_id`), so a reset loop whose calls count nothing copies no counters.
+    counters: TrackedDict = field(repr=False, compare=False)
 
 
 class World:
@@ -318,24 +321,28 @@ class World:
 
     def snapshot(self) -> Snapshot:
         """Capture the world in O(number of apps); state is shared until someone writes."""
+        counters = TrackedDict(self._ids)
+        setattr(counters, OWNER, None)
         return Snapshot(
             states=MappingProxyType({name: app._share() for name, app in self._apps.items()}),
             now=self.clock._now,
             draws=self.rng.draws,
-            ids=MappingProxyType(dict(self._ids)),
+            ids=MappingProxyType(counters),
             log=self.log,
             log_len=len(self.log),
+            counters=counters,
         )
 
     def restore(self, snapshot: Snapshot) -> None:
         """Return to a snapshot: states, clock, random source, counters and call log."""
-        if set(snapshot.states) != set(self._apps):
+        states, apps = snapshot.states, self._apps
+        if states.keys() != apps.keys():
             raise ValueError("snapshot was taken of a world with different apps")
-        for name, app in self._apps.items():
-            app._adopt(snapshot.states[name])
+        for name, app in apps.items():
+            app._adopt(states[name])
         self.clock._now = snapshot.now
         self.rng.draws = snapshot.draws
-        self._ids = _own_ids(TrackedDict(snapshot.ids))
+        self._ids = snapshot.counters  # of no world: copied by the first count (`next_id`)
         self.log = CallLog.over(snapshot.log, snapshot.log_len)
 
     def fork(self) -> World:
