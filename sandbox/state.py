@@ -90,15 +90,18 @@ class TrackedList(list):
         if type(index) is slice:
             _own_list_items(self, range(*index.indices(len(self))))
             return list.__getitem__(self, index)
-        owner = _owner(self)
-        if _owner(value) is owner:
+        owner = getattr(self, OWNER, None)  # `_owner`, inline here and below: these run on every state lookup
+        if getattr(value, OWNER, None) is owner:
             return value
         return _claim_slot(self, list.__setitem__, index, value, owner)
 
     def __iter__(self) -> Any:
-        owner = _owner(self)
+        owner = getattr(self, OWNER, None)
         mark = getattr(self, ALL_OWNED, None)
-        if (owner is not None and mark is owner) or _reading_only():
+        if owner is not None and mark is owner:
+            return list.__iter__(self)
+        journal = active_journal()
+        if journal is not None and journal.read_only:
             return list.__iter__(self)
         # Items are claimed as they are reached: a scan that stops early copies only its prefix,
         # and the next scan reads the prefix claimed so far as it is (`_OwnedPrefix`).
@@ -202,8 +205,8 @@ class TrackedDict(dict):
         value = dict.__getitem__(self, key)
         if type(value) in ATOMIC_TYPES:
             return value
-        owner = _owner(self)
-        if _owner(value) is owner:
+        owner = getattr(self, OWNER, None)
+        if getattr(value, OWNER, None) is owner:
             return value
         return _claim_slot(self, dict.__setitem__, key, value, owner)
 
@@ -403,16 +406,6 @@ def adopt(value: Any, owner: Any) -> Any:
     return value
 
 
-def own(model: StateModel, owner: Generation, claims: list[Any] | None = None) -> StateModel:
-    """A shallow copy of `model` that generation `owner` may change in place: the model and
-    the models and containers in its fields are copied, the items inside those containers
-    are not (the containers copy them one by one as they hand them out). The field copies
-    are recorded in `claims` (the call's, see `Journal.release`), the top's by the caller."""
-    if _owner(model) is owner:
-        return model
-    return _claimed_model(model, type(model), owner, claims)
-
-
 def own_fields(model: StateModel, claims: list[Any] | None) -> None:
     """Claim again, for `model`'s own generation, the fields a release gave back shared."""
     _claim_fields(model, model.__dict__, type(model)._nested_fields, _owner(model), claims)
@@ -451,7 +444,7 @@ def _claimed(value: Any, owner: Any) -> Any:
     elif kind is TrackedSet:
         new = TrackedSet(value)
     elif isinstance(value, StateModel):
-        return _claimed_model(value, kind, owner)
+        return own(value, owner)
     elif kind is tuple:
         items = tuple(_claimed(v, owner) for v in value)
         return value if all(a is b for a, b in zip(items, value, strict=True)) else items
@@ -461,20 +454,24 @@ def _claimed(value: Any, owner: Any) -> Any:
     return new
 
 
-def _claimed_model(value: StateModel, kind: type[StateModel], owner: Any,
-                   claims: list[Any] | None = None) -> StateModel:
-    """A shallow copy of `value` for `owner`; with `claims` (a top model's: `own`), its field copies are noted there."""
+def own(model: StateModel, owner: Any, claims: list[Any] | None = None) -> StateModel:
+    """A shallow copy of `model` that generation `owner` may change in place: the model and
+    the models and containers in its fields are copied, the items inside those containers
+    are not (the containers copy them one by one as they hand them out). For an app's top
+    model (`App._take`), the field copies are recorded in `claims` (the call's, see
+    `Journal.release`), the top's by the caller."""
+    kind = type(model)
     new = _new_object(kind)
-    fields = value.__dict__.copy()
+    fields = model.__dict__.copy()
     nested = kind._nested_fields
     if nested:
         _claim_fields(new, fields, nested, owner, claims)
     _set_dict(new, fields)
     # Shared: a fields set is never changed in place (`__setattr__` and undo replace it).
-    _set_fields_set(new, value.__pydantic_fields_set__)
-    extra = value.__pydantic_extra__
+    _set_fields_set(new, model.__pydantic_fields_set__)
+    extra = model.__pydantic_extra__
     _set_extra(new, None if extra is None else dict(extra))
-    private = value.__pydantic_private__
+    private = model.__pydantic_private__
     _set_private(new, None if private is None else copy.copy(private))
     _set_owner(new, owner)
     return new
