@@ -113,17 +113,20 @@ class App(Generic[S]):
     def _take(self, journal: Journal | None) -> None:
         """Make the state this app's own before a possible write (see `App._shared`'s values)."""
         shared, original = self._shared, self._state
-        if shared is SHARED and journal is not None:
-            journal.record_claims()
+        claims = None
+        if journal is not None:
+            if shared is SHARED:
+                journal.record_claims()
+            claims = journal.claims
         if shared == FIELDS_SHARED:
-            own_fields(original)
+            own_fields(original, claims)
             mine = original
         else:
-            mine = own(original, Generation())  # type: ignore[assignment]
+            mine = own(original, Generation(), claims)  # type: ignore[assignment]
             _set(self, "_state", mine)
         _set(self, "_shared", OWNED)
-        if journal is not None and journal.claims is not None:
-            journal.claims.append((CLAIM_TOP, self, None, mine, original))
+        if claims is not None:
+            claims.append((CLAIM_TOP, self, None, mine, original))
 
     def _released(self, mine: S, original: S | None) -> None:
         """A call's release (`Journal.release`) gave back the shared `original` of the top copy `mine`,

@@ -35,6 +35,7 @@ _ACTIVE: ContextVar[Journal | None] = ContextVar("toolworlds_active_journal", de
 active_journal = _ACTIVE.get
 
 _MISSING = object()
+_NONE: frozenset[int] = frozenset()
 
 # Entry kinds (first tuple element).
 _ATTR = 0
@@ -60,8 +61,8 @@ class Journal:
     def __init__(self, tool: str, read_only: bool) -> None:
         # Allocated on the first write: most calls (all read-only ones) never write.
         self._entries: list[tuple[int, Any, Any, Any]] | None = None
-        self._saved: set[int] | None = None  # containers whose whole contents are saved
-        self._grown: set[int] | None = None  # lists whose original length is saved
+        self._saved: set[int] | frozenset[int] | None = None  # containers whose whole contents are saved
+        self._grown: set[int] | frozenset[int] | None = None  # lists whose original length is saved
         # The copies of shared objects this call made, while it records them (see `release`).
         self.claims: list[tuple[int, Any, Any, Any, Any]] | None = None
         self.read_only = read_only
@@ -76,8 +77,8 @@ class Journal:
             self._refuse()
         if self._entries is None:
             self._entries = []
-            self._saved = set()
-            self._grown = set()
+            # Sets of their own on their first member: most writing calls save no container whole.
+            self._saved = self._grown = _NONE
         return self._entries
 
     def _refuse(self) -> None:
@@ -87,7 +88,9 @@ class Journal:
 
     def attribute(self, obj: Any, name: str) -> None:
         """Remember an attribute's value (and whether pydantic counted it as set) before it is replaced."""
-        entries = self._log()
+        entries = self._entries
+        if entries is None:  # the call's first write (allocated only once, never for a read-only call)
+            entries = self._log()
         entries.append((_ATTR, obj, name, obj.__dict__.get(name, _MISSING)))
         fields_set = getattr(obj, "__pydantic_fields_set__", None)
         if fields_set is not None and name not in fields_set:
@@ -95,13 +98,17 @@ class Journal:
 
     def container(self, obj: Any) -> None:
         """Remember a container's contents before its first change in this call."""
-        entries = self._log()
+        entries = self._entries
+        if entries is None:
+            entries = self._log()
         saved = self._saved
         assert saved is not None
         key = id(obj)
         if key in saved:
             return
-        saved.add(key)
+        if saved is _NONE:
+            saved = self._saved = set()
+        saved.add(key)  # type: ignore[union-attr]
         if isinstance(obj, list):
             entries.append((_LIST, obj, None, list.copy(obj)))
         elif isinstance(obj, dict):
@@ -116,16 +123,23 @@ class Journal:
         in reverse, so a full save taken later in the same call is restored first and
         this cut then removes what was appended before it.
         """
-        entries = self._log()
+        entries = self._entries
+        if entries is None:
+            entries = self._log()
         key = id(obj)
-        if key in self._saved or key in self._grown:  # type: ignore[operator]
+        grown = self._grown
+        if key in self._saved or key in grown:  # type: ignore[operator]
             return
-        self._grown.add(key)  # type: ignore[union-attr]
+        if grown is _NONE:
+            grown = self._grown = set()
+        grown.add(key)  # type: ignore[union-attr]
         entries.append((_TRUNCATE, obj, None, len(obj)))
 
     def dict_key(self, obj: dict[Any, Any], key: Any) -> None:
         """Remember one key's value (or absence) before it is set; order is kept on undo."""
-        entries = self._log()
+        entries = self._entries
+        if entries is None:
+            entries = self._log()
         if id(obj) in self._saved:  # type: ignore[operator]
             return
         if dict.__contains__(obj, key):

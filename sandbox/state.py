@@ -37,6 +37,8 @@ import decimal
 import enum
 import types
 import typing
+from itertools import chain as _chain
+from itertools import islice as _islice
 from typing import Any, ClassVar, SupportsIndex
 
 from pydantic import BaseModel, ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
@@ -88,17 +90,24 @@ class TrackedList(list):
         if type(index) is slice:
             _own_list_items(self, range(*index.indices(len(self))))
             return list.__getitem__(self, index)
-        owner = _owner(self)
-        if _owner(value) is owner:
+        owner = getattr(self, OWNER, None)  # `_owner`, inline here and below: these run on every state lookup
+        if getattr(value, OWNER, None) is owner:
             return value
         return _claim_slot(self, list.__setitem__, index, value, owner)
 
     def __iter__(self) -> Any:
-        owner = _owner(self)
-        if (owner is not None and getattr(self, ALL_OWNED, None) is owner) or _reading_only():
+        owner = getattr(self, OWNER, None)
+        mark = getattr(self, ALL_OWNED, None)
+        if owner is not None and mark is owner:
             return list.__iter__(self)
-        # Items are claimed as they are reached: a scan that stops early copies only its prefix.
-        return _claiming(self, owner)
+        journal = active_journal()
+        if journal is not None and journal.read_only:
+            return list.__iter__(self)
+        # Items are claimed as they are reached: a scan that stops early copies only its prefix,
+        # and the next scan reads the prefix claimed so far as it is (`_OwnedPrefix`).
+        if type(mark) is _OwnedPrefix and owner is not None:
+            return _chain(_islice(list.__iter__(self), mark.count), _claiming(self, owner, mark.count, mark))
+        return _claiming(self, owner, 0, None)
 
     def __reversed__(self) -> Any:
         if not _reading_only():
@@ -121,7 +130,7 @@ class TrackedList(list):
 
     def append(self, value: Any) -> None:
         _note_growth(self)
-        list.append(self, _admitted(self, value))
+        list.append(self, value if type(value) in ATOMIC_TYPES else _admitted(self, value))
 
     def extend(self, values: Any) -> None:
         _note_growth(self)
@@ -129,14 +138,17 @@ class TrackedList(list):
 
     def insert(self, index: SupportsIndex, value: Any) -> None:
         _note_container(self)
+        _forget_prefix(self)
         list.insert(self, index, _admitted(self, value))
 
     def pop(self, index: SupportsIndex = -1) -> Any:
         _note_container(self)
+        _forget_prefix(self)
         return _claimed(list.pop(self, index), _owner(self))
 
     def remove(self, value: Any) -> None:
         _note_container(self)
+        _forget_prefix(self)
         list.remove(self, value)
 
     def clear(self) -> None:
@@ -145,21 +157,25 @@ class TrackedList(list):
 
     def sort(self, *args: Any, **kwargs: Any) -> None:
         _note_container(self)
+        _forget_prefix(self)
         list.sort(self, *args, **kwargs)
 
     def reverse(self) -> None:
         _note_container(self)
+        _forget_prefix(self)
         list.reverse(self)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         _note_container(self)
         if isinstance(index, slice):
+            _forget_prefix(self)
             list.__setitem__(self, index, [_admitted(self, v) for v in value])
         else:
             list.__setitem__(self, index, _admitted(self, value))
 
     def __delitem__(self, index: Any) -> None:
         _note_container(self)
+        _forget_prefix(self)
         list.__delitem__(self, index)
 
     def __iadd__(self, values: Any) -> TrackedList:
@@ -168,6 +184,7 @@ class TrackedList(list):
 
     def __imul__(self, count: SupportsIndex) -> TrackedList:
         _note_container(self)
+        _forget_prefix(self)
         list.__imul__(self, count)
         return self
 
@@ -188,8 +205,8 @@ class TrackedDict(dict):
         value = dict.__getitem__(self, key)
         if type(value) in ATOMIC_TYPES:
             return value
-        owner = _owner(self)
-        if _owner(value) is owner:
+        owner = getattr(self, OWNER, None)
+        if getattr(value, OWNER, None) is owner:
             return value
         return _claim_slot(self, dict.__setitem__, key, value, owner)
 
@@ -221,7 +238,7 @@ class TrackedDict(dict):
         journal = active_journal()
         if journal is not None:
             journal.dict_key(self, key)
-        dict.__setitem__(self, key, _admitted(self, value))
+        dict.__setitem__(self, key, value if type(value) in ATOMIC_TYPES else _admitted(self, value))
 
     def __delitem__(self, key: Any) -> None:
         _note_container(self)
@@ -382,25 +399,16 @@ def adopt(value: Any, owner: Any) -> Any:
     elif isinstance(value, StateModel):
         object.__setattr__(value, OWNER, owner)
         fields = value.__dict__
-        for name, item in fields.items():
+        for name in kind._nested_fields:  # the only fields that can hold anything to adopt (see `_may_hold_container`)
+            item = fields.get(name)
             if type(item) not in ATOMIC_TYPES:
                 fields[name] = adopt(item, owner)
     return value
 
 
-def own(model: StateModel, owner: Generation) -> StateModel:
-    """A shallow copy of `model` that generation `owner` may change in place: the model and
-    the models and containers in its fields are copied, the items inside those containers
-    are not (the containers copy them one by one as they hand them out). The field copies
-    are recorded as claims (see `Journal.release`), the top's by the caller."""
-    if _owner(model) is owner:
-        return model
-    return _claimed_model(model, type(model), owner, top=True)
-
-
-def own_fields(model: StateModel) -> None:
+def own_fields(model: StateModel, claims: list[Any] | None) -> None:
     """Claim again, for `model`'s own generation, the fields a release gave back shared."""
-    _claim_fields(model, model.__dict__, type(model), _owner(model), True)
+    _claim_fields(model, model.__dict__, type(model)._nested_fields, _owner(model), claims)
 
 
 def _note_claim(kind: int, parent: Any, key: Any, mine: Any, original: Any) -> None:
@@ -436,7 +444,7 @@ def _claimed(value: Any, owner: Any) -> Any:
     elif kind is TrackedSet:
         new = TrackedSet(value)
     elif isinstance(value, StateModel):
-        return _claimed_model(value, kind, owner)
+        return own(value, owner)
     elif kind is tuple:
         items = tuple(_claimed(v, owner) for v in value)
         return value if all(a is b for a, b in zip(items, value, strict=True)) else items
@@ -446,35 +454,37 @@ def _claimed(value: Any, owner: Any) -> Any:
     return new
 
 
-def _claimed_model(value: StateModel, kind: type[StateModel], owner: Any, top: bool = False) -> StateModel:
-    new = object.__new__(kind)
-    setter = object.__setattr__
-    fields = value.__dict__.copy()
-    if top:
-        _claim_fields(new, fields, kind, owner, True)
-    else:
-        for name in kind._nested_fields:
-            item = fields.get(name)
-            if type(item) not in ATOMIC_TYPES and _owner(item) is not owner:
-                fields[name] = _claimed(item, owner)
-    setter(new, "__dict__", fields)
+def own(model: StateModel, owner: Any, claims: list[Any] | None = None) -> StateModel:
+    """A shallow copy of `model` that generation `owner` may change in place: the model and
+    the models and containers in its fields are copied, the items inside those containers
+    are not (the containers copy them one by one as they hand them out). For an app's top
+    model (`App._take`), the field copies are recorded in `claims` (the call's, see
+    `Journal.release`), the top's by the caller."""
+    kind = type(model)
+    new = _new_object(kind)
+    fields = model.__dict__.copy()
+    nested = kind._nested_fields
+    if nested:
+        _claim_fields(new, fields, nested, owner, claims)
+    _set_dict(new, fields)
     # Shared: a fields set is never changed in place (`__setattr__` and undo replace it).
-    setter(new, "__pydantic_fields_set__", value.__pydantic_fields_set__)
-    extra = value.__pydantic_extra__
-    setter(new, "__pydantic_extra__", None if extra is None else dict(extra))
-    private = value.__pydantic_private__
-    setter(new, "__pydantic_private__", None if private is None else copy.copy(private))
-    setter(new, OWNER, owner)
+    _set_fields_set(new, model.__pydantic_fields_set__)
+    extra = model.__pydantic_extra__
+    _set_extra(new, None if extra is None else dict(extra))
+    private = model.__pydantic_private__
+    _set_private(new, None if private is None else copy.copy(private))
+    _set_owner(new, owner)
     return new
 
 
-def _claim_fields(model: StateModel, fields: dict[str, Any], kind: type[StateModel], owner: Any, top: bool) -> None:
-    for name in kind._nested_fields:
+def _claim_fields(model: StateModel, fields: dict[str, Any], nested: tuple[str, ...], owner: Any,
+                  claims: list[Any] | None) -> None:
+    for name in nested:
         item = fields.get(name)
-        if type(item) not in ATOMIC_TYPES and _owner(item) is not owner:
+        if type(item) not in ATOMIC_TYPES and getattr(item, OWNER, None) is not owner:
             mine = fields[name] = _claimed(item, owner)
-            if top and mine is not item:
-                _note_claim(CLAIM_FIELD, model, name, mine, item)
+            if claims is not None and mine is not item:
+                claims.append((CLAIM_FIELD, model, name, mine, item))
 
 
 def _admitted(container: Any, value: Any) -> Any:
@@ -506,14 +516,37 @@ def _own_all_items(values: TrackedList) -> None:
         setattr(values, ALL_OWNED, owner)
 
 
-def _claiming(values: TrackedList, owner: Any) -> Any:
-    """Iterate `values`, claiming each item as it is reached (a list iterator's semantics: a
-    list changed meanwhile is read at the next index). A pass that reaches the end with the
-    list unchanged by shared insertions marks the list all-owned."""
-    pass_mark = object()
-    setattr(values, ALL_OWNED, pass_mark)
+class _OwnedPrefix:
+    """An owned list's mark (in its `ALL_OWNED` slot) that its first `count` items are its own.
+
+    A scan that stops early (a lookup) leaves one, so the next scan reads that far as a plain
+    list iterator does. Anything that could put a shared item before `count`, or move one
+    there, replaces the mark: `_admitted` (a shared item put in), undo, a release, and the
+    list's removals and reorderings (`_forget_prefix`); an append, or an owned item put in,
+    leaves the first `count` items owned."""
+
+    __slots__ = ("count",)
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+
+def _forget_prefix(values: TrackedList) -> None:
+    """Drop an owned-prefix mark of `values` before its items move (an all-owned mark stays true)."""
+    if type(getattr(values, ALL_OWNED, None)) is _OwnedPrefix:
+        setattr(values, ALL_OWNED, None)
+
+
+def _claiming(values: TrackedList, owner: Any, index: int, prefix: _OwnedPrefix | None) -> Any:
+    """Iterate `values` from `index` (the items before it are owned: `prefix` counts them),
+    claiming each item as it is reached (a list iterator's semantics: a list changed meanwhile
+    is read at the next index). The mark counts the items claimed so far; a pass that reaches
+    the end with its mark still in place (no shared item put in meanwhile) marks the list all-owned.
+    A mark replaced before this pass began stays replaced: its count says nothing any more."""
+    if prefix is None:
+        prefix = _OwnedPrefix(index)
+        setattr(values, ALL_OWNED, prefix)
     read, atomic = list.__getitem__, ATOMIC_TYPES  # locals: this loop runs in every lookup of a writing call
-    index = 0
     while True:
         try:
             item = read(values, index)
@@ -521,9 +554,10 @@ def _claiming(values: TrackedList, owner: Any) -> Any:
             break
         if type(item) not in atomic and getattr(item, OWNER, None) is not owner:
             item = _claim_slot(values, list.__setitem__, index, item, owner)
-        yield item
         index += 1
-    if getattr(values, ALL_OWNED, None) is pass_mark:
+        prefix.count = index
+        yield item
+    if getattr(values, ALL_OWNED, None) is prefix:
         setattr(values, ALL_OWNED, owner)
 
 
@@ -619,7 +653,7 @@ class StateModel(BaseModel):
             journal = active_journal()
             if journal is not None:
                 journal.attribute(self, name)
-            self.__dict__[name] = adopt(value, _owner(self))
+            self.__dict__[name] = value if type(value) in ATOMIC_TYPES else adopt(value, _owner(self))
             fields_set = self.__pydantic_fields_set__
             if name not in fields_set:  # replaced, not changed in place: copies of this model share it
                 object.__setattr__(self, "__pydantic_fields_set__", fields_set | {name})
@@ -631,6 +665,15 @@ class StateModel(BaseModel):
 
 
 _PLAIN_CONTAINERS = frozenset({list, dict, set, tuple})
+
+# The slots a model's data lives in, written through their descriptors: `object.__setattr__` would look
+# each one up first, and a claimed model (the first writing call after every fork or restore) sets five.
+_new_object = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_set_owner = StateModel.__dict__[OWNER].__set__
 
 WITH_INTERNAL: typing.Final = "with internal fields"
 """The `model_dump` context that keeps `internal_fields` (a string, so the context is immutable)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeVar, overload
 
@@ -56,6 +56,9 @@ class Snapshot:
     ids: Mapping[str, int]
     log: CallLog
     log_len: int
+    # `ids`' own dict, of no world: the world restored from this snapshot copies it on its first count
+    # (`World.next_id`), so a reset loop whose calls count nothing copies no counters.
+    counters: TrackedDict = field(repr=False, compare=False)
 
 
 class World:
@@ -72,7 +75,7 @@ class World:
             length, integer digits); input past one is refused with an error naming it.
     """
 
-    __slots__ = ("_apps", "_ids", "_strict", "_tools", "clock", "coercion", "limits", "log", "rng")
+    __slots__ = ("_apps", "_ids", "_specs", "_strict", "_tools", "clock", "coercion", "limits", "log", "rng")
 
     def __init__(
         self,
@@ -103,6 +106,7 @@ class World:
                     )
                 tools[spec.name] = spec
         self._tools: Mapping[str, ToolSpec] = MappingProxyType(tools)
+        self._specs = tools  # what `_tools` shows, looked up by every call without the proxy's extra method call
         self.clock = SimClock(start, tick)
         self.rng = WorldRandom(seed)
         self._ids: TrackedDict = _own_ids(TrackedDict())
@@ -170,7 +174,7 @@ class World:
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallRecord:
         """Run one tool call. Never raises; failures are error records."""
         try:
-            spec = self._tools.get(name) if type(name) is str else None
+            spec = self._specs.get(name) if type(name) is str else None
             plan = spec.fast_arguments if spec is not None and type(arguments) is dict else None
             # Scalars already of their parameters' types: bounded, valid and copied in one pass.
             checked = plan.check(arguments, self.limits) if plan is not None else None  # type: ignore[arg-type]
@@ -212,11 +216,12 @@ class World:
                 _reset_journal(token)
                 if journal.claims is not None:  # `journal.end`, inline: give back what the call copied for nothing
                     journal.release()
-            # `_record` and `CallLog.add` without their frames: this is the path of every successful call.
+            # `_record`, `CallLog.add` and `journal.changed` without their frames: this is the path of every
+            # successful call.
             log = self.log
             own = log._own
             record: CallRecord = _new_record(CallRecord, (log._prefix_len + len(own), spec.name, spec.app, raw,
-                                                          validated, result, None, journal.changed, now))
+                                                          validated, result, None, bool(journal._entries), now))
             own.append(record)
             if clock.tick:
                 clock._now += clock.tick
@@ -231,7 +236,7 @@ class World:
             arguments = {}
         elif type(arguments) is not dict and isinstance(arguments, Mapping):
             arguments = dict(arguments)
-        spec = self._tools.get(name) if type(name) is str else None
+        spec = self._specs.get(name) if type(name) is str else None
         if spec is None:
             spec = self._resolve(name)
             if spec is None:
@@ -318,24 +323,28 @@ class World:
 
     def snapshot(self) -> Snapshot:
         """Capture the world in O(number of apps); state is shared until someone writes."""
+        counters = TrackedDict(self._ids)
+        setattr(counters, OWNER, None)
         return Snapshot(
             states=MappingProxyType({name: app._share() for name, app in self._apps.items()}),
             now=self.clock._now,
             draws=self.rng.draws,
-            ids=MappingProxyType(dict(self._ids)),
+            ids=MappingProxyType(counters),
             log=self.log,
             log_len=len(self.log),
+            counters=counters,
         )
 
     def restore(self, snapshot: Snapshot) -> None:
         """Return to a snapshot: states, clock, random source, counters and call log."""
-        if set(snapshot.states) != set(self._apps):
+        states, apps = snapshot.states, self._apps
+        if states.keys() != apps.keys():
             raise ValueError("snapshot was taken of a world with different apps")
-        for name, app in self._apps.items():
-            app._adopt(snapshot.states[name])
+        for name, app in apps.items():
+            app._adopt(states[name])
         self.clock._now = snapshot.now
         self.rng.draws = snapshot.draws
-        self._ids = _own_ids(TrackedDict(snapshot.ids))
+        self._ids = snapshot.counters  # of no world: copied by the first count (`next_id`)
         self.log = CallLog.over(snapshot.log, snapshot.log_len)
 
     def fork(self) -> World:
@@ -343,6 +352,7 @@ class World:
         new = object.__new__(World)
         new._apps = {name: app._fork(new) for name, app in self._apps.items()}
         new._tools = self._tools
+        new._specs = self._specs
         new.clock = self.clock.copy()
         new.rng = self.rng.copy()
         setattr(self._ids, OWNER, None)  # shared from now on: whichever world counts first copies it

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sandbox import App, StateModel, ToolError, World, tool
-from sandbox.state import TrackedDict, TrackedList
+from sandbox.journal import ALL_OWNED
+from sandbox.state import TrackedDict, TrackedList, _owner
 
 
 class Card(StateModel):
@@ -374,3 +376,53 @@ def test_a_copy_changed_past_the_journal_is_kept() -> None:
     assert fork.call("sneak", {"title": "x"}).ok
     assert [card["title"] for card in fork.state()["Sloppy"]["archive"]] == ["x"]
     assert world.state()["Sloppy"]["archive"] == []
+
+
+def _stop_after(values: TrackedList, count: int) -> None:
+    """A scan that stops early, as a lookup does: the list remembers the prefix it claimed."""
+    for number, _ in enumerate(values, 1):
+        if number == count:
+            return
+
+
+@pytest.mark.parametrize("shift", [
+    lambda cards: cards.pop(0),
+    lambda cards: cards.remove(cards[0]),
+    lambda cards: cards.__delitem__(1),
+    lambda cards: cards.__delitem__(slice(0, 2)),
+    lambda cards: cards.__setitem__(slice(0, 2), []),
+    lambda cards: cards.reverse(),
+    lambda cards: cards.sort(key=lambda card: card.title, reverse=True),
+    lambda cards: cards.insert(0, list.__getitem__(cards, 5)),
+    lambda cards: cards.__setitem__(0, list.__getitem__(cards, 5)),
+])
+def test_a_scan_hands_out_only_owned_items_after_an_early_stop_and_a_shift(shift: Any) -> None:
+    world = World([Board()])
+    for number in range(8):
+        world.call("add_card", {"lane": "todo", "title": f"card {number}"})
+    before = world.state()
+    fork = world.fork()
+    cards = fork.app(Board).state.lanes["todo"].cards
+    _stop_after(cards, 3)
+    _stop_after(cards, 4)  # reads the first three as they are, claims the fourth
+    shift(cards)  # moves a shared card (or puts one) before the claimed prefix
+    for card in cards:
+        assert _owner(card) is _owner(cards)
+        card.votes += 1
+    assert world.state() == before
+    assert all(card["votes"] == 1 for card in fork.state()["Board"]["lanes"]["todo"]["cards"])
+
+
+def test_an_owned_prefix_survives_appends_and_is_read_without_copies() -> None:
+    world = World([Board()])
+    for number in range(6):
+        world.call("add_card", {"lane": "todo", "title": f"card {number}"})
+    fork = world.fork()
+    cards = fork.app(Board).state.lanes["todo"].cards
+    _stop_after(cards, 3)
+    claimed = list.copy(cards)[:3]
+    cards.append(Card(title="new"))
+    _stop_after(cards, 5)
+    assert all(a is b for a, b in zip(list.copy(cards)[:3], claimed, strict=True))
+    assert [_owner(card) is _owner(cards) for card in list.copy(cards)] == [True] * 5 + [False, True]
+    assert len(list(cards)) == 7 and getattr(cards, ALL_OWNED) is _owner(cards)  # a full pass: all owned
