@@ -110,6 +110,14 @@ class App(Generic[S]):
                 self._take(journal)
         return self._state
 
+    @property
+    def read_only_state(self) -> S:
+        """The live state as it is, never copied: for code that only reads it during a call that may
+        write, such as a phone app checking the device's wifi. `state` would first take a state still
+        shared with a fork or snapshot as this app's own (a copy, given back unchanged at the call's
+        end). What this returns may be shared with other worlds: never change it, nor anything in it."""
+        return self._state
+
     def _take(self, journal: Journal | None) -> None:
         """Make the state this app's own before a possible write (see `App._shared`'s values)."""
         shared, original = self._shared, self._state

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from sandbox import App, StateModel, ToolError, World, tool
 from sandbox.journal import ALL_OWNED
 from sandbox.state import TrackedDict, TrackedList, _owner
+from scenarios.acebench.base import BaseApi
+from scenarios.acebench.message import MessageApi
 
 
 class Card(StateModel):
@@ -426,3 +428,15 @@ def test_an_owned_prefix_survives_appends_and_is_read_without_copies() -> None:
     assert all(a is b for a, b in zip(list.copy(cards)[:3], claimed, strict=True))
     assert [_owner(card) is _owner(cards) for card in list.copy(cards)] == [True] * 5 + [False, True]
     assert len(list(cards)) == 7 and getattr(cards, ALL_OWNED) is _owner(cards)  # a full pass: all owned
+
+
+def test_a_phone_app_reads_the_device_without_taking_a_copy() -> None:
+    world = World([BaseApi(), MessageApi()])
+    world.load({"BaseApi": {"wifi": True}})
+    snapshot = world.snapshot()
+    for _ in range(2):  # after a snapshot, and after a restore (whose first call keeps what it copies)
+        device = world.app("BaseApi")._state
+        deleted = world.call("delete_message", {"message_id": 1})
+        assert deleted.ok and deleted.result["status"] is True
+        assert world.app("BaseApi")._state is device
+        world.restore(snapshot)

@@ -71,8 +71,9 @@ class AceApp(App[S]):
         return False
 
     def device(self) -> DeviceState:
-        """The phone's wifi/login state (the world's BaseApi)."""
-        state: DeviceState = self.world.app("BaseApi").state
+        """The phone's wifi/login state (the world's BaseApi), for reading only: the phone apps check
+        it and never change it, so a writing call takes no copy of it."""
+        state: DeviceState = self.world.app("BaseApi").read_only_state
         return state
 
 
