@@ -193,6 +193,43 @@ def test_results_do_not_alias_the_state() -> None:
     assert result["status"] == "open"
 
 
+class _Entry(StateModel):
+    name: str
+    tags: list[str] = []
+
+
+class _DatedEntry(_Entry):
+    when: dt.date | None = None
+
+
+class _Entries(StateModel):
+    entries: list[_Entry] = []
+
+
+class _EntriesApp(App[_Entries]):
+    @tool(mutates=False)
+    def entry(self, index: int) -> _Entry:
+        """One entry as it is.
+
+        Args:
+            index: Its position.
+        """
+        return self.state.entries[index]
+
+
+def test_model_results_are_the_dump_of_their_own_class() -> None:
+    # The call path dumps a model with its class's lean serializer; a subclass inherits the attribute
+    # holding its parent's, which must not serve it (its extra fields would be lost).
+    world = World([_EntriesApp({"entries": [_Entry(name="a", tags=["x"]),
+                                            _DatedEntry(name="b", when=dt.date(2024, 5, 1))]})])
+    first, second = (world.call("entry", {"index": i}).result for i in (0, 1))
+    assert first == {"name": "a", "tags": ["x"]}
+    assert second == {"name": "b", "tags": [], "when": "2024-05-01"}
+    assert world.call("entry", {"index": 0}).result == first
+    first["tags"].append("y")  # a result is the log's own
+    assert world.state()["_EntriesApp"]["entries"][0]["tags"] == ["x"]
+
+
 def test_load_applies_initial_config_per_app() -> None:
     world = todo_world()
     world.load({"Todo": {"tasks": [{"id": 5, "title": "loaded"}], "next_id": 6}})
