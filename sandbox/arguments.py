@@ -70,34 +70,21 @@ def _within(value: Any, kind: type, bounds: dict[str, Any]) -> bool:
     return True
 
 
-def _accepted(parameter: Parameter, value: Any, kind: type, limits: InputLimits) -> int:
-    """The characters a scalar of a type the parameter takes adds to the call (-1: not sure it is accepted)."""
-    size = 0
-    if kind is str:
-        size = len(value)
-        if size > limits.max_string_chars or not value.isascii():
-            return -1
-    elif kind is int:
-        if not -limits.int_bound < value < limits.int_bound:
-            return -1
-    elif kind is float and not -_FLOAT_BOUND < value < _FLOAT_BOUND:
-        return -1
-    if parameter.free or value is None:
-        return size
+def _fits(parameter: Parameter, value: Any, kind: type) -> bool:
+    """Whether a value of a type the parameter takes is one of its choices and within its bounds."""
     if parameter.choices is not None and value not in parameter.choices:
-        return -1
-    if parameter.bounds is not None and not _within(value, kind, parameter.bounds):
-        return -1
-    return size
+        return False
+    return parameter.bounds is None or _within(value, kind, parameter.bounds)
 
 
-def _in_order(given: dict[str, Any], names: tuple[str, ...], defaults: tuple[tuple[str, Any], ...]) -> Any:
-    """The values pydantic would keep, in declaration order with defaults filled in; `_REQUIRED` if one is missing."""
-    if len(given) == len(names) and (len(names) == 1 or tuple(given) == names):
-        return given.copy()
+def _in_order(given: dict[str, Any], defaults: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    """The values pydantic keeps, in declaration order with defaults filled in; None when a required one is missing.
+
+    (Callers first try the common case inline: every name given, in declaration order, is a copy.)
+    """
     ordered = {name: given.get(name, default) for name, default in defaults}
     if len(given) < len(ordered) and _REQUIRED in ordered.values():
-        return _REQUIRED
+        return None
     return ordered
 
 
@@ -142,15 +129,27 @@ class ItemModel:
                 kind = type(field_value)
                 if kind not in field.types:
                     return None
-                size = _accepted(field, field_value, kind, limits)
-                if size < 0:
+                # As in `ArgumentPlan.check`, inline for the same reason.
+                if kind is str:
+                    if len(field_value) > limits.max_string_chars or not field_value.isascii():
+                        return None
+                    chars += len(field_value)
+                elif kind is int:
+                    if not -limits.int_bound < field_value < limits.int_bound:
+                        return None
+                elif kind is float and not -_FLOAT_BOUND < field_value < _FLOAT_BOUND:
                     return None
-                chars += size
+                if not field.free and field_value is not None and not _fits(field, field_value, kind):
+                    return None
             copy = item.copy()
             values += len(copy)
-            own = _in_order(copy, names, defaults)
-            if own is _REQUIRED:
-                return None
+            own: dict[str, Any] | None
+            if len(copy) == len(names) and (len(names) == 1 or tuple(copy) == names):
+                own = copy.copy()
+            else:
+                own = _in_order(copy, defaults)
+                if own is None:
+                    return None
             model = _new_object(cls)
             _set_attribute(model, "__dict__", own)
             _set_attribute(model, "__pydantic_fields_set__", set(copy))
@@ -207,17 +206,30 @@ class ArgumentPlan:
                 total += built[3]
                 values += built[4]
                 continue
-            size = _accepted(parameter, value, kind, limits)
-            if size < 0:
+            # The scalar checks inline: most calls are a few scalars, and this loop is most of their check.
+            if kind is str:
+                if len(value) > limits.max_string_chars or not value.isascii():
+                    return None
+                total += len(value)
+            elif kind is int:
+                if not -limits.int_bound < value < limits.int_bound:
+                    return None
+            elif kind is float and not -_FLOAT_BOUND < value < _FLOAT_BOUND:
                 return None
-            total += size
+            if not parameter.free and value is not None and not _fits(parameter, value, kind):
+                return None
         # Parameter names count as text in the walk: all of them, a bound on those given.
         if total > limits.max_message_chars or values > limits.max_items or self.longest_name > limits.max_string_chars:
             return None
         raw = arguments.copy()
-        kwargs = _in_order(raw, self.names, self.defaults)
-        if kwargs is _REQUIRED:
-            return None
+        names = self.names
+        kwargs: dict[str, Any] | None
+        if len(raw) == len(names) and (len(names) == 1 or tuple(raw) == names):
+            kwargs = raw.copy()
+        else:
+            kwargs = _in_order(raw, self.defaults)
+            if kwargs is None:
+                return None
         if lists is None:
             return raw, kwargs, kwargs
         validated = kwargs.copy()
