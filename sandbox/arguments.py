@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from pydantic import BaseModel
+
 from .limits import InputLimits
 
 _FLOAT_BOUND = float("inf")
@@ -31,6 +33,10 @@ _STR_BOUNDS = frozenset({"min_length", "max_length"})
 _NUMBER_BOUNDS = frozenset({"ge", "gt", "le", "lt"})
 # No default: the parameter must be passed.
 _REQUIRED = object()
+_NO_LIMIT = 2**63
+# How pydantic-core makes a model instance: a bare object, its attributes set past the model's `__setattr__`.
+_new_object = object.__new__
+_set_attribute = object.__setattr__
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +49,8 @@ class Parameter:
     default: Any
     # Neither choices nor bounds: the type check is the whole check (the common case, tested first).
     free: bool = True
+    # For a list of small argument models: how each item is checked and built (then `types` holds `list`).
+    items: ItemModel | None = None
 
 
 def _within(value: Any, kind: type, bounds: dict[str, Any]) -> bool:
@@ -62,6 +70,97 @@ def _within(value: Any, kind: type, bounds: dict[str, Any]) -> bool:
     return True
 
 
+def _fits(parameter: Parameter, value: Any, kind: type) -> bool:
+    """Whether a value of a type the parameter takes is one of its choices and within its bounds."""
+    if parameter.choices is not None and value not in parameter.choices:
+        return False
+    return parameter.bounds is None or _within(value, kind, parameter.bounds)
+
+
+def _in_order(given: dict[str, Any], defaults: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    """The values pydantic keeps, in declaration order with defaults filled in; None when a required one is missing.
+
+    (Callers first try the common case inline: every name given, in declaration order, is a copy.)
+    """
+    ordered = {name: given.get(name, default) for name, default in defaults}
+    if len(given) < len(ordered) and _REQUIRED in ordered.values():
+        return None
+    return ordered
+
+
+@dataclass(frozen=True, slots=True)
+class ItemModel:
+    """A list parameter's small argument model, and how many items the list may hold."""
+
+    cls: type[BaseModel]
+    fields: dict[str, Parameter]
+    defaults: tuple[tuple[str, Any], ...]
+    names: tuple[str, ...]
+    min_items: int
+    max_items: int
+    # The longest field name, and all names' characters: bounds on what the keys add to the walk's counts.
+    longest_name: int
+    name_chars: int
+
+    def build(self, value: list[Any], limits: InputLimits) -> tuple[list[Any], list[Any], list[Any], int, int] | None:
+        """(the log's copy of the items, the model instances, their dumped form, characters, values), or None.
+
+        The instances are what pydantic-core makes: the field values in declaration order as
+        `__dict__`, the keys given as `model_fields_set`, no extra and no private values.
+        """
+        count = len(value)
+        # The walk meets the list at depth 1 and its items at depth 2: both must be under `max_depth`.
+        if not self.min_items <= count <= self.max_items or count > limits.max_items or limits.max_depth < 3 \
+                or self.longest_name > limits.max_string_chars:
+            return None
+        fields, names, defaults, cls = self.fields, self.names, self.defaults, self.cls
+        chars = self.name_chars * count
+        values = count
+        copies, models, dumped = [], [], []
+        for item in value:
+            if type(item) is not dict:
+                return None
+            for key, field_value in item.items():
+                if type(key) is not str:
+                    return None
+                field = fields.get(key)
+                if field is None:
+                    return None
+                kind = type(field_value)
+                if kind not in field.types:
+                    return None
+                # As in `ArgumentPlan.check`, inline for the same reason.
+                if kind is str:
+                    if len(field_value) > limits.max_string_chars or not field_value.isascii():
+                        return None
+                    chars += len(field_value)
+                elif kind is int:
+                    if not -limits.int_bound < field_value < limits.int_bound:
+                        return None
+                elif kind is float and not -_FLOAT_BOUND < field_value < _FLOAT_BOUND:
+                    return None
+                if not field.free and field_value is not None and not _fits(field, field_value, kind):
+                    return None
+            copy = item.copy()
+            values += len(copy)
+            own: dict[str, Any] | None
+            if len(copy) == len(names) and (len(names) == 1 or tuple(copy) == names):
+                own = copy.copy()
+            else:
+                own = _in_order(copy, defaults)
+                if own is None:
+                    return None
+            model = _new_object(cls)
+            _set_attribute(model, "__dict__", own)
+            _set_attribute(model, "__pydantic_fields_set__", set(copy))
+            _set_attribute(model, "__pydantic_extra__", None)
+            _set_attribute(model, "__pydantic_private__", None)
+            copies.append(copy)
+            models.append(model)
+            dumped.append(own.copy())
+        return copies, models, dumped, chars, values
+
+
 @dataclass(frozen=True, slots=True)
 class ArgumentPlan:
     """The parameters of one tool whose arguments can all take the fast lane."""
@@ -70,15 +169,22 @@ class ArgumentPlan:
     # (name, default) of every parameter in declaration order; `_REQUIRED` for those without one.
     defaults: tuple[tuple[str, Any], ...]
     names: tuple[str, ...]
+    longest_name: int
+    name_chars: int
 
-    def check(self, arguments: dict[Any, Any], limits: InputLimits) -> tuple[dict[str, Any], dict[str, Any]] | None:
-        """(the log's copy of the arguments, the keyword arguments for the tool), or None for the full path.
+    def check(
+        self, arguments: dict[Any, Any], limits: InputLimits
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]] | None:
+        """(the log's copy of the arguments, the keyword arguments for the tool, the log's validated copy),
+        or None for the full path.
 
         None is no verdict: the call may be fine (a value that needs coercion) or not (an
         unknown parameter, a missing one, a value past a limit); the full path decides and says why.
         """
         parameters = self.parameters
-        total = 0
+        total = self.name_chars
+        values = len(arguments)
+        lists: dict[str, tuple[list[Any], list[Any], list[Any], int, int]] | None = None
         for key, value in arguments.items():
             # The key's type first: no code of the caller's (a key's own `__eq__`) runs during the check,
             # so the arguments cannot change between the check and the copy below.
@@ -90,6 +196,17 @@ class ArgumentPlan:
             kind = type(value)
             if kind not in parameter.types:
                 return None
+            if kind is list:
+                built = parameter.items.build(value, limits)  # type: ignore[union-attr]
+                if built is None:
+                    return None
+                if lists is None:
+                    lists = {}
+                lists[key] = built
+                total += built[3]
+                values += built[4]
+                continue
+            # The scalar checks inline: most calls are a few scalars, and this loop is most of their check.
             if kind is str:
                 if len(value) > limits.max_string_chars or not value.isascii():
                     return None
@@ -99,33 +216,53 @@ class ArgumentPlan:
                     return None
             elif kind is float and not -_FLOAT_BOUND < value < _FLOAT_BOUND:
                 return None
-            if parameter.free or value is None:
-                continue
-            if parameter.choices is not None and value not in parameter.choices:
+            if not parameter.free and value is not None and not _fits(parameter, value, kind):
                 return None
-            if parameter.bounds is not None and not _within(value, kind, parameter.bounds):
-                return None
-        if total > limits.max_message_chars:
+        # Parameter names count as text in the walk: all of them, a bound on those given.
+        if total > limits.max_message_chars or values > limits.max_items or self.longest_name > limits.max_string_chars:
             return None
         raw = arguments.copy()
         names = self.names
+        kwargs: dict[str, Any] | None
         if len(raw) == len(names) and (len(names) == 1 or tuple(raw) == names):
-            return raw, raw.copy()
-        # In declaration order, as pydantic gives them, so the log reads the same either way.
-        kwargs = {name: raw.get(name, default) for name, default in self.defaults}
-        if len(raw) < len(kwargs) and _REQUIRED in kwargs.values():
-            return None
-        return raw, kwargs
+            kwargs = raw.copy()
+        else:
+            kwargs = _in_order(raw, self.defaults)
+            if kwargs is None:
+                return None
+        if lists is None:
+            return raw, kwargs, kwargs
+        validated = kwargs.copy()
+        for key, (copies, models, dumped, _, _) in lists.items():
+            raw[key] = copies
+            kwargs[key] = models
+            validated[key] = dumped
+        return raw, kwargs, validated
 
 
 def plan_for(core_schema: Any) -> ArgumentPlan | None:
     """The plan for an argument model's pydantic-core schema; None when any part of it is past what a plan handles."""
+    fields = _fields(core_schema, ("forbid",))
+    if fields is None:
+        return None
+    names = tuple(fields)
+    return ArgumentPlan(fields, tuple((name, p.default) for name, p in fields.items()), names,
+                        max(map(len, names), default=0), sum(map(len, names)))
+
+
+def _fields(core_schema: Any, extra: tuple[str | None, ...]) -> dict[str, Parameter] | None:
+    """The fields of a model schema, each as a `Parameter`; None when the model or a field is past the lane.
+
+    `extra` is what the model's own `extra` setting may be: the full path validates with
+    `extra="forbid"`, which holds for nested models too, but an argument model must say so itself.
+    """
     if not isinstance(core_schema, dict) or core_schema.get("type") != "model":
         return None
-    if core_schema.get("custom_init") or core_schema.get("root_model") or "post_init" in core_schema:
+    if set(core_schema) - {"type", "cls", "config", "custom_init", "metadata", "ref", "root_model", "schema"} \
+            or core_schema.get("custom_init") or core_schema.get("root_model"):
         return None
     config = core_schema.get("config", {})
-    if config.get("extra_fields_behavior") != "forbid" or set(config) - {"extra_fields_behavior", "title"}:
+    if config.get("extra_fields_behavior") not in extra or set(config) - {"extra_fields_behavior", "title"}:
         return None
     fields_schema = core_schema.get("schema", {})
     if fields_schema.get("type") != "model-fields" or fields_schema.get("computed_fields") \
@@ -139,7 +276,31 @@ def plan_for(core_schema: Any) -> ArgumentPlan | None:
         if parameter is None:
             return None
         parameters[name] = parameter
-    return ArgumentPlan(parameters, tuple((name, p.default) for name, p in parameters.items()), tuple(parameters))
+    return parameters
+
+
+def _item_model(schema: dict[str, Any]) -> ItemModel | None:
+    """A `list[SomeModel]` schema's plan, when the model is a plain one of fields the lane handles."""
+    if set(schema) - {"type", "items_schema", "min_length", "max_length", "metadata"}:
+        return None
+    model = schema.get("items_schema")
+    fields = _fields(model, (None, "ignore", "forbid"))
+    if fields is None:
+        return None
+    cls = model["cls"]  # type: ignore[index]
+    # What `_new_object` and the four attributes make is exactly pydantic-core's instance only for these.
+    if not (isinstance(cls, type) and issubclass(cls, BaseModel)) or cls.__new__ is not object.__new__ \
+            or cls.__pydantic_post_init__ is not None or cls.__private_attributes__ or not fields:
+        return None
+    # One level of lists only: an item's own list would be shared, not copied, by `ItemModel.build`.
+    if any(field.items is not None for field in fields.values()):
+        return None
+    low, high = schema.get("min_length", 0), schema.get("max_length", _NO_LIMIT)
+    if type(low) is not int or type(high) is not int:
+        return None
+    names = tuple(fields)
+    return ItemModel(cls, fields, tuple((name, p.default) for name, p in fields.items()), names, low, high,
+                     max(map(len, names)), sum(map(len, names)))
 
 
 def _parameter(schema: dict[str, Any]) -> Parameter | None:
@@ -159,6 +320,7 @@ def _parameter(schema: dict[str, Any]) -> Parameter | None:
     kind: str = schema.get("type", "")
     choices: frozenset[Any] | None = None
     bounds: dict[str, Any] = {}
+    items: ItemModel | None = None
     if kind == "literal":
         if set(schema) - {"type", "expected", "metadata"}:
             return None
@@ -177,8 +339,13 @@ def _parameter(schema: dict[str, Any]) -> Parameter | None:
         if any(type(value) not in (int, float) for value in bounds.values()):
             return None
         types = {_SCALAR_TYPES[kind]}
+    elif kind == "list":
+        items = _item_model(schema)
+        if items is None:
+            return None
+        types = {list}
     else:
         return None
     if nullable:
         types.add(type(None))
-    return Parameter(frozenset(types), choices, bounds or None, default, choices is None and not bounds)
+    return Parameter(frozenset(types), choices, bounds or None, default, choices is None and not bounds, items)

@@ -95,14 +95,52 @@ class LimitExceeded(Exception):
         return entry
 
 
-def check_integers(values: Any, limits: InputLimits, path: str = "", depth: int = 0) -> None:
+def check_integers(values: Any, limits: InputLimits) -> None:
     """Refuse integers past `max_int_digits` in validated arguments.
 
     Lax coercion makes integers out of text ("9" * 70), so a value that passed
     `checked_copy` as a string can come out of validation as a huge integer. Walks
     containers and models as deep as validation built them (which mirrors the already
-    bounded input).
+    bounded input). The walk that runs on every call keeps no path: only a refusal needs
+    one, so the walk that names it runs only then.
     """
+    if not _integers_within(values, limits.int_bound, 0):
+        _refuse_integers(values, limits, "", 0)
+
+
+def _integers_within(values: Any, bound: int, depth: int) -> bool:
+    """False when an integer past `bound` lies anywhere `_refuse_integers` looks (the same walk, without paths)."""
+    kind = type(values)
+    if kind is int:
+        return -bound < values < bound
+    if depth > DEPTH_CEILING or kind is str or kind is float or kind is bool or values is None:
+        return True
+    items: Any
+    if kind is dict:
+        items = values.values()
+    elif kind is list or kind is tuple:
+        items = values
+    elif isinstance(values, BaseModel):
+        items = values.__dict__.values()
+    elif isinstance(values, dict):
+        items = values.values()
+    elif isinstance(values, (list, tuple, set, frozenset)):
+        items = values
+    else:
+        return True
+    for item in items:
+        kind = type(item)
+        if kind is int:
+            if not -bound < item < bound:
+                return False
+        elif kind is not str and kind is not float and kind is not bool and item is not None \
+                and not _integers_within(item, bound, depth + 1):
+            return False
+    return True
+
+
+def _refuse_integers(values: Any, limits: InputLimits, path: str, depth: int) -> None:
+    """`LimitExceeded` for the first integer past `max_int_digits`, naming where it is (`items[0].quantity`)."""
     kind = type(values)
     if kind is int:
         if not -limits.int_bound < values < limits.int_bound:
@@ -115,10 +153,10 @@ def check_integers(values: Any, limits: InputLimits, path: str = "", depth: int 
         values = values.__dict__
     if isinstance(values, dict):
         for key, item in values.items():
-            check_integers(item, limits, f"{path}.{key}" if path else str(key), depth + 1)
+            _refuse_integers(item, limits, f"{path}.{key}" if path else str(key), depth + 1)
     elif isinstance(values, (list, tuple, set, frozenset)):
         for index, item in enumerate(values):
-            check_integers(item, limits, f"{path}[{index}]", depth + 1)
+            _refuse_integers(item, limits, f"{path}[{index}]", depth + 1)
 
 
 def type_name(value: Any) -> str:

@@ -177,7 +177,7 @@ class World:
         try:
             spec = self._specs.get(name) if type(name) is str else None
             plan = spec.fast_arguments if spec is not None and type(arguments) is dict else None
-            # Scalars already of their parameters' types: bounded, valid and copied in one pass.
+            # Values already of their parameters' types: bounded, valid and copied in one pass.
             checked = plan.check(arguments, self.limits) if plan is not None else None  # type: ignore[arg-type]
             if spec is None or checked is None:
                 prepared = self._prepare(name, arguments)
@@ -185,8 +185,7 @@ class World:
                     return prepared
                 spec, raw, kwargs, validated = prepared
             else:
-                raw, kwargs = checked
-                validated = kwargs
+                raw, kwargs, validated = checked
             app = self._apps[spec.app]  # type: ignore[index]
             # A read-only journal holds nothing (it refuses the first write), so each tool has one for all its calls.
             journal = Journal(spec.name, False) if spec.mutates else spec.read_journal
