@@ -135,12 +135,14 @@ def _parse_message(text: str, limits: InputLimits) -> ParsedMessage:
     if fenced:
         body = fenced.group(2).strip()
         notes = ("read the calls from a markdown code block",)
-    if _JSON_START.match(body):
+    # A letter after the opening bracket starts a bracket call, never JSON: the match is skipped for those.
+    if (body[:1] != "[" or not body[1:2].isalpha()) and _JSON_START.match(body):
         calls = _try_json(body, limits)
         if calls is not None:
             return _parsed(calls, "json", notes)
     try:
-        _check_items(body, limits)
+        if body.count(",") > limits.max_items:  # `_check_items`' first test, inline: most messages pass it
+            _check_items(body, limits)
         calls = _fast_brackets(body, limits)
         if calls is None:
             mended = _sure_repair(body, limits)
