@@ -138,6 +138,52 @@ def test_an_episode_that_kills_its_worker_is_retried_then_stored_as_failed(ray_c
     assert [e.model_dump() for e in resumed] == [e.model_dump() for e in episodes]
 
 
+def test_a_worker_lost_with_two_episodes_unreturned_charges_neither_and_reruns_each_alone(ray_cluster: Any,
+                                                                                         tmp_path: Path) -> None:
+    """The driver cannot tell a worker's first episode running from one that finished and whose
+    result died with the worker (its process exited before the reply left it, as happens on a
+    loaded machine): with two episodes lost, neither is charged the death."""
+    tasks = load_tasks("en")[:3]
+    started = tmp_path / "started"
+
+    class HeldOnce:
+        """A task whose first world build marks that it runs and then waits to be killed; later builds are normal."""
+
+        def __init__(self, task: Any, marker: Path) -> None:
+            self._task, self._marker, self.id = task, marker, "held"
+
+        def __getattr__(self, name: str) -> Any:  # everything else is the wrapped task's
+            if name.startswith("_"):  # not yet set while it is being unpickled
+                raise AttributeError(name)
+            return getattr(self._task, name)
+
+        def world(self, seed: int = 0) -> Any:
+            if not self._marker.exists():
+                self._marker.touch()
+                time.sleep(120)  # the test kills this worker now
+            return self._task.world(seed)
+
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    backend = RayBackend(workers=1, attempts=1)  # one worker: "held" running, the next episode queued behind it
+    killed: list[Any] = []
+
+    def kill_when_held() -> None:
+        deadline = time.monotonic() + 120
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        killed.append(backend.actors[0])
+        ray_cluster.kill(backend.actors[0])
+
+    killer = threading.Thread(target=kill_when_held, daemon=True)
+    killer.start()
+    sets = [TaskSet("banking", "en", [HeldOnce(tasks[0], started), *tasks[1:]])]
+    episodes = execute_run(store, "r", sets, AgentSpec(), backend=backend)
+    killer.join()
+    assert killed and killed[0] not in backend.actors
+    # With one attempt, charging "held" (or the one behind it) would have stored it as failed.
+    assert len(episodes) == 3 and all(e.error is None and e.success for e in episodes), [e.error for e in episodes]
+
+
 def test_cli_runs_and_resumes_on_ray(ray_cluster: Any, tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'runs.db'}"
     runner = CliRunner()

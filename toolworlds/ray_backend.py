@@ -14,6 +14,11 @@ episodes it had in flight: each is sent again to a fresh actor, up to `attempts`
 in all, and then stored as failed with the reason. Nothing stored is touched, and the run
 finishes. When actors keep dying before finishing any episode (they cannot even start
 on this cluster), the remaining episodes are stored as failed rather than retried forever.
+A death is charged to an episode only when the driver knows that episode was running:
+an episode's result can die with its actor even after it finished (the actor exits before
+the reply leaves it), so when two episodes it had in flight both come back lost, either
+may have been the one running. Neither is charged then, and each runs afterwards alone
+on an actor with nothing else in flight, where a death is unambiguous.
 
 LLM agents. With `AgentSpec.concurrency` below the number of workers, one `RequestGate`
 actor holds the run's permits for the endpoint; every request of every worker waits for
@@ -232,6 +237,7 @@ class _Slot:
     name: str  # "worker-N", N counting every worker the run started
     in_flight: list[Any] = field(default_factory=list)  # in the order sent, which is the order it runs them
     finished: int = 0  # episodes this actor returned
+    alone: bool = False  # it runs an episode that was on a worker when it died, with nothing queued behind
 
 
 class _Dispatch:
@@ -242,10 +248,12 @@ class _Dispatch:
         self.backend = backend
         self.pending = list(pending)
         self.todo: deque[int] = deque(range(len(pending)))
-        self.tries = [0] * len(pending)
+        self.alone: deque[int] = deque()  # episodes lost with a worker, to run each on a worker with nothing else
+        self.tries = [0] * len(pending)  # sends, less those not charged for the worker's death
         self.where: dict[Any, tuple[_Slot, int]] = {}  # object ref -> (its worker, its episode)
-        self.stillborn = 0  # workers in a row that died before returning any episode
-        self.killers: set[int] = set()  # the episodes running when those workers died
+        # Workers in a row that died before returning any episode: for each, the episodes that
+        # may have been running when it died (one when the driver knows, more when it cannot tell).
+        self.stillborn: list[frozenset[int]] = []
         self.stop = threading.Event()  # the driver stopped listening (interrupted, or done)
         self.started = 0
         cpus = float(ray.cluster_resources().get("CPU", 1.0))
@@ -274,9 +282,9 @@ class _Dispatch:
                 outcome = self.ray.get(ready[0])
             except self.ray.exceptions.RayActorError as exc:
                 yield from self._worker_died(slot, exc)
-                if self.stillborn >= max(self.backend.attempts, self.count):
-                    yield from self._give_up(f"worker: {self.stillborn} Ray workers in a row died before finishing "
-                                             f"an episode; last: {failure_reason(exc)}")
+                if len(self.stillborn) >= max(self.backend.attempts, self.count) and not self._explained():
+                    yield from self._give_up(f"worker: {len(self.stillborn)} Ray workers in a row died before "
+                                             f"finishing an episode; last: {failure_reason(exc)}")
                     return
                 slots[slots.index(slot)] = self._replace(slot)
                 for live in slots:  # an idle worker takes its share of what the dead one left
@@ -289,8 +297,7 @@ class _Dispatch:
             else:
                 self._forget(ready[0], slot)
                 slot.finished += 1
-                self.stillborn = 0
-                self.killers.clear()
+                self.stillborn.clear()
                 yield outcome
             self._fill(slot)
 
@@ -310,32 +317,51 @@ class _Dispatch:
         return _Slot(actor, name)
 
     def _fill(self, slot: _Slot) -> None:
-        while self.todo and len(slot.in_flight) < IN_FLIGHT_PER_WORKER:
-            index = self.todo.popleft()
-            name, task, _, trial = self.pending[index]
-            self.tries[index] += 1
-            ref = slot.actor.run.remote(name, task.id, trial)
-            slot.in_flight.append(ref)
-            self.where[ref] = (slot, index)
+        """Send `slot` its next episodes: one that must run alone when it has nothing in flight, else
+        queued ones up to `IN_FLIGHT_PER_WORKER` (an episode waiting to run alone waits for an idle
+        worker: a fresh one that replaced the dead, or any once the queue runs dry)."""
+        if not slot.in_flight and self.alone:
+            slot.alone = True
+            self._send(slot, self.alone.popleft())
+            return
+        while not slot.alone and self.todo and len(slot.in_flight) < IN_FLIGHT_PER_WORKER:
+            self._send(slot, self.todo.popleft())
+
+    def _send(self, slot: _Slot, index: int) -> None:
+        name, task, _, trial = self.pending[index]
+        self.tries[index] += 1
+        ref = slot.actor.run.remote(name, task.id, trial)
+        slot.in_flight.append(ref)
+        self.where[ref] = (slot, index)
 
     def _forget(self, ref: Any, slot: _Slot) -> None:
         del self.where[ref]
         slot.in_flight.remove(ref)
+        if not slot.in_flight:
+            slot.alone = False
+
+    def _explained(self) -> bool:
+        """Whether one episode may have been running at every death of the row: then they are that
+        episode's, which its own bound stops, not the sign of a cluster whose workers cannot start."""
+        return bool(frozenset.intersection(*self.stillborn)) if self.stillborn else True
 
     def _worker_died(self, slot: _Slot, exc: Exception) -> Iterator[Outcome]:
         """Keep what the dead worker finished; send the rest again, or store it as failed past `attempts`.
 
-        A worker runs its episodes in the order they were sent, so of those it had not finished
-        the first was running when it died and is charged the attempt; the ones queued behind
-        it were not tried and go back to the front of the queue uncharged.
+        Of the episodes whose results were lost with the worker, one was running when it died and
+        the rest were queued behind it and never started. Which one is known only when a single
+        episode was lost: a worker runs its episodes in the order sent, but the first may have
+        finished and its result died with the worker before reaching the driver, the second
+        being the one running. So only a lone lost episode is charged the attempt; of two or
+        more, none is. Each lost episode then runs alone (nothing else on its worker, before or
+        behind it), so any later death under it is charged to it, and no episode can escape
+        its bound by dying in company.
         """
         self.backend._live.pop(slot.name, None)
-        if slot.finished == 0:
-            self.stillborn += 1
         if self.gate is not None:
             self.gate.forget.remote(slot.name)
         reason = failure_reason(exc)
-        unfinished: list[int] = []
+        lost: list[int] = []
         for ref in list(slot.in_flight):
             index = self.where[ref][1]
             self._forget(ref, slot)
@@ -346,33 +372,34 @@ class _Dispatch:
                     continue
                 except Exception:
                     pass
-            if unfinished:
-                self.tries[index] -= 1  # queued behind the one that was running: never started
-            elif slot.finished == 0:
-                self.killers.add(index)
-            unfinished.append(index)
-        for index in reversed(unfinished):
+            lost.append(index)
+        if len(lost) > 1:
+            for index in lost:
+                self.tries[index] -= 1  # not known to have been running: not charged
+        if slot.finished == 0:
+            self.stillborn.append(frozenset(lost))
+        for index in lost:
             if self.tries[index] < self.backend.attempts:
-                self.todo.appendleft(index)
-            else:
-                name, task, _, trial = self.pending[index]
-                if self.killers == {index}:
-                    # Every death in the row is explained: this episode kills its workers, and it
-                    # leaves the run now. They must not count as a cluster that cannot run anything.
-                    self.stillborn = 0
-                    self.killers.clear()
-                yield failed_outcome(name, task, f"worker: the Ray worker running it died {self.tries[index]} "
-                                                 f"times; last: {reason}", trial)
+                self.alone.append(index)
+                continue
+            if self.stillborn and all(index in suspects for suspects in self.stillborn):
+                # Every death in the row is explained: this episode kills its workers, and it
+                # leaves the run now. They must not count as a cluster that cannot run anything.
+                self.stillborn.clear()
+            name, task, _, trial = self.pending[index]
+            yield failed_outcome(name, task, f"worker: the Ray worker running it died {self.tries[index]} "
+                                             f"times; last: {reason}", trial)
 
     def _replace(self, dead: _Slot) -> _Slot:
         self.ray.kill(dead.actor)  # a worker that is only unreachable must not come back to run episodes twice
         return self._new_slot()
 
     def _give_up(self, reason: str) -> Iterator[Outcome]:
-        indices = [index for _, index in self.where.values()] + list(self.todo)
+        indices = [index for _, index in self.where.values()] + list(self.alone) + list(self.todo)
         for slot, _ in list(self.where.values()):
             self.ray.kill(slot.actor)
         self.where.clear()
+        self.alone.clear()
         self.todo.clear()
         for index in sorted(set(indices)):
             name, task, _, trial = self.pending[index]
