@@ -94,13 +94,14 @@ def test_every_sandbox_export_resolves() -> None:
 
 
 # What `toolworlds replay acebench` has no use for: the other families, the run machinery and its
-# store, the LLM client and agents, the scorers, ACEBench's normal and special items, and the heavy
-# optional libraries (state diagrams, deep diffs, retrieval, text similarity).
+# store, the LLM client and agents, the scorers, ACEBench's normal and special items, the heavy
+# optional libraries (state diagrams, deep diffs, retrieval, text similarity), and rich's emoji codes
+# (the table is data, printed as Text).
 _NOT_ON_THE_REPLAY_PATH = (
     "scenarios.todo", "scenarios.banking", "scenarios.apibank", "scenarios.toolbench", "scenarios.acebench.items",
     "evaluators", "toolworlds.runner", "toolworlds.store", "toolworlds.episodes", "toolworlds.llm",
     "toolworlds.agents", "toolworlds.users", "sqlalchemy", "sqlmodel", "openai", "httpx", "transitions.extensions",
-    "deepdiff", "rank_bm25", "rouge_score", "rouge",
+    "deepdiff", "rank_bm25", "rouge_score", "rouge", "rich._emoji_codes",
 )
 
 
