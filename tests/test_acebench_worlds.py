@@ -12,6 +12,7 @@ import pytest
 from sandbox import CallRecord, World
 from scenarios.acebench import ALL_CLASSES, acebench_world, saved_state
 from scenarios.acebench.replay import _SUCCESS_FIELDS, FailureReader
+from scenarios.acebench.tasks import AceTask
 from scenarios.acebench.texts import texts_for
 
 PHONE = ["BaseApi", "MessageApi", "ReminderApi", "FoodPlatform"]
@@ -484,3 +485,17 @@ def test_failure_replies_are_read_as_every_template_reads_them_compiling_only_wh
         if not any(clue in message for clue in clues):  # no template's literal text: nothing compiled
             assert reader._compiled == {}, message
     assert failures >= len(filled)
+
+
+def test_each_task_has_its_own_empty_defaults() -> None:
+    """A task read without configuration, classes, functions, ground truth or paths gets fresh ones:
+    filling one task's never shows in another's."""
+    first, second = AceTask(id="a", category="multi_step"), AceTask(id="b", category="multi_step")
+    first.initial_config["BaseApi"] = {"wifi": True}
+    first.involved_classes.append("BaseApi")
+    first.functions.append({"name": "turn_on_wifi"})
+    first.ground_truth.append({"BaseApi": {"wifi": True}})
+    first.paths.append(["[turn_on_wifi()]"])
+    assert (second.initial_config, second.involved_classes, second.functions, second.ground_truth,
+            second.paths) == ({}, [], [], [], [])
+    assert AceTask.model_fields["paths"].description == "gold milestone paths (alternatives)"
