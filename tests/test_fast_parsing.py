@@ -8,6 +8,7 @@ refuses, the fast path declines, so the error the agent sees is the full path's 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import subprocess
 import sys
@@ -19,7 +20,15 @@ from hypothesis import strategies as st
 
 from sandbox import Call, ParseError, parse_message
 from sandbox.limits import InputLimits
-from sandbox.parsing import _ast_brackets, _fast_brackets, _repair, _sure_repair
+from sandbox.parsing import (
+    _FLAT_ARGUMENTS,
+    _FLAT_CALL,
+    ParsedMessage,
+    _ast_brackets,
+    _fast_brackets,
+    _repair,
+    _sure_repair,
+)
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -129,6 +138,49 @@ def test_fast_path_declines_what_the_full_path_refuses(text: str, limits: InputL
 @given(st.text(st.sampled_from(list("f(a=1,'x\"\\)[]{}: .-+e\n")) , max_size=30))
 def test_fast_path_on_arbitrary_syntax_characters(text: str) -> None:
     check_same(text.strip(), InputLimits())
+
+
+@st.composite
+def flat_call_texts(draw: st.DrawFn) -> str:
+    """One bracketed call with scalar arguments only, the shape `_FLAT_CALL` reads in one match (up to
+    `_FLAT_ARGUMENTS` of them: one more goes the token scan's way)."""
+    arguments = [f"{draw(KEYS)}{draw(GAPS)}={draw(GAPS)}{draw(literal(draw(SCALARS)))}"
+                 for _ in range(draw(st.integers(0, _FLAT_ARGUMENTS + 1)))]
+    trailing = "," if arguments and draw(st.booleans()) else ""
+    return (f"[{draw(GAPS)}{draw(NAMES)}{draw(st.sampled_from(['', ' ']))}({draw(GAPS)}"
+            f"{(',' + draw(GAPS)).join(arguments)}{trailing}{draw(GAPS)}){draw(GAPS)}]")
+
+
+@SETTINGS
+@given(flat_call_texts(), LIMITS)
+def test_one_call_of_scalars_reads_in_one_match_as_the_full_path_reads_it(text: str, limits: InputLimits) -> None:
+    check_same(text, limits)
+
+
+def test_the_one_match_reads_the_commonest_shape_and_leaves_the_rest() -> None:
+    flat = ["[turn_on_wifi()]", "[login_food_platform(username='Eve', password='password123')]",
+            "[ f ( a = -7 , b=\"x\", c=1.5e3, d=null, ) ]", "[f(a='x\\ny', b=+0, c=True, d=-0.0)]"]
+    for text in flat:
+        assert _FLAT_CALL.fullmatch(text) is not None, text
+        assert check_same(text, InputLimits()), text
+    assert _fast_brackets("[f(a=1, a=2)]", InputLimits()) is None  # a repeated argument: the full path says so
+    assert _fast_brackets("[if(a=1)]", InputLimits()) is None
+    assert _fast_brackets("[f(a=10)]", InputLimits(max_int_digits=1)) is None
+    # Past its reach, read the other ways, the same as the full path reads them.
+    many = "[f(" + ", ".join(f"a{i}={i}" for i in range(_FLAT_ARGUMENTS + 1)) + ")]"
+    for text in [many, "[f(a={'k': 1})]", "[f(a=[1])]", "f(a=1)", "[f(a=1), g()]", "[f(a=\"x's\")]"]:
+        assert check_same(text, InputLimits()), text
+
+
+def test_fast_built_calls_and_messages_are_the_dataclasses_they_claim_to_be() -> None:
+    parsed = parse_message("[f(a=1)]")
+    assert parsed == ParsedMessage([Call("f", {"a": 1})], "brackets", ()) and parsed.calls == [Call("f", {"a": 1})]
+    assert repr(parsed) == "ParsedMessage(calls=[Call(name='f', arguments={'a': 1})], format='brackets', repairs=())"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        parsed.calls[0].name = "g"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        parsed.format = "json"  # type: ignore[misc]
+    assert dataclasses.asdict(parsed)["calls"] == [{"name": "f", "arguments": {"a": 1}}]
 
 
 def test_common_shapes_take_the_fast_path() -> None:
