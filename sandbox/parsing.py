@@ -27,6 +27,7 @@ name, as `'Domino's'`) is repaired without asking `ast.parse` first.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import warnings
@@ -434,7 +435,7 @@ _SCALAR = _scalar_pattern("(")
 _MATCH_SCALAR = "(?:" + _scalar_pattern("(?:") + ")"
 # Argument values the one-match path reads: scalars, and lists and objects nested up to `_NESTED_LEVELS`
 # deep (as ACEBench's `items=[{'product': 'x', 'quantity': 1}]`); deeper ones go to the token-at-a-time
-# scan. Each level costs the patterns' compilation (at import) about three times the one below.
+# scan. Each level costs the patterns' compilation (on first use) about three times the one below.
 _NESTED_LEVELS = 2
 
 
@@ -455,8 +456,18 @@ _ARGUMENTS = (r"\(" + _G + "(?:" + _IDENT + _G + "=" + _G + _value_pattern(_NEST
 # (No line break between a name and its parenthesis: outside brackets it would end the expression.)
 _CALL_TEXT = _NAME + r"[ \t]*+" + _ARGUMENTS
 # One match decides whether a message is in the subset; one scan then reads its tokens in order.
-_SIMPLE_CALL = re.compile(_CALL_TEXT)
-_SIMPLE_LIST = re.compile(r"\[" + _G + "(?:" + _CALL_TEXT + _G + r"(?:," + _G + r"|(?=\])))*+\]")
+_SIMPLE_LIST_TEXT = r"\[" + _G + "(?:" + _CALL_TEXT + _G + r"(?:," + _G + r"|(?=\])))*+\]"
+
+
+@functools.cache
+def _simple_pattern(listed: bool) -> re.Pattern[str]:
+    """The subset's pattern for a bracketed list of calls, or for one bare call, compiled on first use.
+
+    Each costs a cold process some 15 ms to compile (Python's regex compiler is Python code, and the
+    nested argument values make these the longest patterns here), and most processes read only one
+    of the two forms: ACEBench and banking messages are lists, API-Bank's are bare calls.
+    """
+    return re.compile(_SIMPLE_LIST_TEXT if listed else _CALL_TEXT)
 # In text the patterns above matched (but for the message's own brackets and the gap after its opening
 # one), every token starts where the previous one ended: a call's name, or a scalar or bracket (with the
 # name of the argument it opens, if it does), each with the gap, commas, colons and closing parentheses
@@ -505,7 +516,7 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
         flat = _FLAT_CALL.fullmatch(body)
         if flat is not None:
             return _flat_call(flat.groups(), limits)
-    if (_SIMPLE_LIST if listed else _SIMPLE_CALL).fullmatch(body) is None:
+    if _simple_pattern(listed).fullmatch(body) is None:
         return _scan_brackets(body, limits)
     calls: list[Call] = []
     arguments: dict[str, Any] = {}

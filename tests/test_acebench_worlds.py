@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
+from datetime import datetime
 from typing import Any
 
 import pytest
 
-from sandbox import World
+from sandbox import CallRecord, World
 from scenarios.acebench import ALL_CLASSES, acebench_world, saved_state
+from scenarios.acebench.replay import _SUCCESS_FIELDS, FailureReader
+from scenarios.acebench.tasks import AceTask
+from scenarios.acebench.texts import texts_for
 
 PHONE = ["BaseApi", "MessageApi", "ReminderApi", "FoodPlatform"]
 
@@ -440,3 +446,56 @@ def test_cancellation_refunds_the_fare_paid_not_the_new_flights_price() -> None:
     assert result(world, "cancel_reservation", user_id="user1", reservation_id="res_2", reason="x") == (
         "More than 24 hours before departure. Free cancellation successful, 3000 yuan has been refunded.")
     assert world.state()["Travel"]["users"]["user1"]["bank_balance"] == 53000.0
+
+
+# -- reading the reference's failure replies ---------------------------------------------------
+
+
+class _EveryPattern(FailureReader):
+    """The reader with each failure template compiled up front and tried on every message: what the
+    reader's own lazily compiled, literal-text-filtered matching must agree with."""
+
+    def __init__(self, texts: Any) -> None:
+        super().__init__(texts)
+        self.patterns = {}
+        for item in dataclasses.fields(texts):
+            if item.name not in _SUCCESS_FIELDS:
+                template = re.escape(getattr(texts, item.name))
+                self.patterns[item.name] = re.compile(re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", template))
+
+    def _match(self, name: str, clue: str, message: str) -> re.Match[str] | None:
+        return self.patterns[name].search(message)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_failure_replies_are_read_as_every_template_reads_them_compiling_only_what_may_match(lang: str) -> None:
+    texts = texts_for(lang)
+    oracle = _EveryPattern(texts)
+    templates = [getattr(texts, name) for name in oracle.patterns]
+    filled = [re.sub(r"\{(\w+)\}", r"<\1 Zoë>", template) for template in templates]
+    successes = [re.sub(r"\{(\w+)\}", "7", getattr(texts, name)) for name in sorted(_SUCCESS_FIELDS)]
+    clues = [max(re.split(r"\{\w+\}", template), key=len) for template in templates]
+    failures = 0
+    for message in [*filled, *successes, "", "no such thing", *(text + " (again)" for text in filled[:5])]:
+        reader = FailureReader(texts)
+        record = CallRecord(1, "send_message", "MessageApi", {}, {}, message, None, False, datetime(2024, 1, 1))
+        assert reader.failure(record) == oracle.failure(record), message
+        assert reader.explain("send_message", message) == oracle.explain("send_message", message), message
+        failures += reader.failure(record) is not None
+        if not any(clue in message for clue in clues):  # no template's literal text: nothing compiled
+            assert reader._compiled == {}, message
+    assert failures >= len(filled)
+
+
+def test_each_task_has_its_own_empty_defaults() -> None:
+    """A task read without configuration, classes, functions, ground truth or paths gets fresh ones:
+    filling one task's never shows in another's."""
+    first, second = AceTask(id="a", category="multi_step"), AceTask(id="b", category="multi_step")
+    first.initial_config["BaseApi"] = {"wifi": True}
+    first.involved_classes.append("BaseApi")
+    first.functions.append({"name": "turn_on_wifi"})
+    first.ground_truth.append({"BaseApi": {"wifi": True}})
+    first.paths.append(["[turn_on_wifi()]"])
+    assert (second.initial_config, second.involved_classes, second.functions, second.ground_truth,
+            second.paths) == ({}, [], [], [], [])
+    assert AceTask.model_fields["paths"].description == "gold milestone paths (alternatives)"

@@ -59,6 +59,21 @@ def test_error_text_is_printed_as_written_not_as_markup(monkeypatch: Any, tmp_pa
     assert failed.exit_code == 2 and 'pip install "toolworlds[report]"' in failed.output
 
 
+def test_the_replay_table_prints_its_texts_as_written(monkeypatch: Any) -> None:
+    """A replay report is data: brackets and colons in its title, headers, cells or summary (a task file's
+    path, a model's message) are printed as they are, never read as rich markup or emoji codes."""
+    import toolworlds.cli as cli
+    from scenarios.family import ReplayReport
+
+    report = ReplayReport(title="x[bold]y :smile: replay", columns=("task", "[red]why[/red]"),
+                          rows=[("t:thumbs_up:1", "[i]z[/i]")], ok=[False], summary="reproduced 0/1 [b]:+1:")
+    monkeypatch.setattr(cli, "_replay_report", lambda *args: report)
+    result = runner.invoke(app, ["replay", "acebench"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    for text in ("x[bold]y :smile: replay", "[red]why[/red]", "t:thumbs_up:1", "[i]z[/i]", "reproduced 0/1 [b]:+1:"):
+        assert text in result.output, text
+
+
 def test_a_database_url_is_never_printed_with_its_password() -> None:
     for command in ("run", "report"):
         result = runner.invoke(app, [command, "--db", "postgresql+psycopg://me:s3cret-pw@127.0.0.1:1/runs"])

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -190,6 +192,20 @@ def test_common_shapes_take_the_fast_path() -> None:
                  "[send(to='Bob', text='It\\'s 5\\n'), a.b(x=[1, 2.5, [False]], y={1: 'one'},)]"]:
         assert check_same(text, InputLimits()), text
     assert parse_message("[f(a='x', b=[1, {'k': None}])]").calls == [Call("f", {"a": "x", "b": [1, {"k": None}]})]
+
+
+def test_each_form_compiles_its_pattern_only_when_a_message_of_that_form_is_read() -> None:
+    """A process reading only bracketed lists (ACEBench, banking) never compiles the bare-call pattern, nor
+    the other way round (API-Bank): each is a noticeable share of a cold process. Run in a fresh
+    interpreter, where nothing has compiled either yet."""
+    code = ("from sandbox import parse_message\n"
+            "from sandbox.parsing import _simple_pattern\n"
+            "assert _simple_pattern.cache_info().currsize == 0\n"
+            "listed = parse_message(\"[f(a=1), g(b=[{'k': 'v'}])]\").calls\n"
+            "print(listed[1].arguments == {'b': [{'k': 'v'}]}, _simple_pattern.cache_info().currsize)\n"
+            "print(parse_message('f(a=1)').calls == listed[:1], _simple_pattern.cache_info().currsize)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "1", "True", "2"]
 
 
 def test_fast_path_leaves_bounds_and_odd_spellings_to_the_full_path() -> None:

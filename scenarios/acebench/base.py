@@ -6,7 +6,9 @@ the harness keeps the copies in sync (the BaseApi config is applied to every app
 `BaseApi` app, and the phone apps consult it; the observable behaviour is the same.
 """
 
-from __future__ import annotations
+# Annotations are evaluated here (no `from __future__ import annotations`): pydantic and `@tool` read
+# every field's and parameter's type at import, and a type kept as a string is compiled and evaluated
+# on its own, a noticeable share of a cold `toolworlds replay`.
 
 import re
 from collections.abc import Mapping
@@ -70,7 +72,7 @@ class AceApp(App[S]):
             return any(_fills(getattr(self.texts, name), result) for name in self.refusal_texts)
         return False
 
-    def device(self) -> DeviceState:
+    def device(self) -> "DeviceState":
         """The phone's wifi/login state (the world's BaseApi), for reading only: the phone apps check
         it and never change it, so a writing call takes no copy of it."""
         state: DeviceState = self.world.app("BaseApi").read_only_state

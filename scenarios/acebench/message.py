@@ -1,6 +1,8 @@
 """MessageApi: a phone's text messages between six contacts."""
 
-from __future__ import annotations
+# Annotations are evaluated here (no `from __future__ import annotations`): pydantic and `@tool` read
+# every field's and parameter's type at import, and a type kept as a string is compiled and evaluated
+# on its own, a noticeable share of a cold `toolworlds replay`.
 
 import datetime as dt
 from collections.abc import Mapping

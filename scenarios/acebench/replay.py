@@ -38,19 +38,30 @@ class FailureReader:
 
     def __init__(self, texts: Texts) -> None:
         self._texts = texts
+        self._compiled: dict[str, re.Pattern[str]] = {}
 
     @functools.cached_property
-    def _patterns(self) -> list[tuple[str, re.Pattern[str]]]:
-        """One pattern per failure template, compiled when a text reply first needs reading: most
-        replies are objects, and sixty patterns are a noticeable share of a cold replay."""
-        patterns = []
-        for item in fields(self._texts):
-            if item.name in _SUCCESS_FIELDS:
-                continue
-            template = re.escape(getattr(self._texts, item.name))
-            pattern = re.sub(r"\\\{(\w+)\\\}", lambda m: f"(?P<{m.group(1)}>.+?)", template)
-            patterns.append((item.name, re.compile(pattern)))
-        return patterns
+    def _templates(self) -> list[tuple[str, str]]:
+        """Each failure template's name and its longest literal part (the text between placeholders)."""
+        return [(item.name, max(re.split(r"\{\w+\}", getattr(self._texts, item.name)), key=len))
+                for item in fields(self._texts) if item.name not in _SUCCESS_FIELDS]
+
+    def _match(self, name: str, clue: str, message: str) -> re.Match[str] | None:
+        """The failure template `name` found in `message`, or None.
+
+        A message without the template's longest literal part (`clue`) cannot hold the template, so
+        it is answered without the pattern; patterns are compiled only for messages that may match.
+        Most replies are objects or successes, and compiling all sixty patterns is a noticeable
+        share of a cold replay.
+        """
+        if clue not in message:
+            return None
+        pattern = self._compiled.get(name)
+        if pattern is None:
+            template = re.escape(getattr(self._texts, name))
+            source = re.sub(r"\\\{(\w+)\\\}", lambda m: f"(?P<{m.group(1)}>.+?)", template)
+            pattern = self._compiled[name] = re.compile(source)
+        return pattern.search(message)
 
     def failure(self, record: CallRecord) -> str | None:
         """The failure message of a call, or None when it succeeded."""
@@ -59,15 +70,15 @@ class FailureReader:
         result = record.result
         if isinstance(result, dict) and result.get("status") in (False, "error"):
             return str(result.get("message", result))
-        if isinstance(result, str) and any(p.search(result) for _, p in self._patterns):
+        if isinstance(result, str) and any(self._match(name, clue, result) for name, clue in self._templates):
             return result
         return None
 
     def explain(self, tool: str | None, message: str) -> str:
         if message.startswith("precondition_failed: "):
             return f"missing precondition before {tool}: {message.removeprefix('precondition_failed: ')}"
-        for name, pattern in self._patterns:
-            match = pattern.search(message)
+        for name, clue in self._templates:
+            match = self._match(name, clue, message)
             if match is None:
                 continue
             values = match.groupdict()

@@ -7,7 +7,9 @@ they are collected in `TaskLoad.problems`. The same format serves the banking fa
 tasks carry their own world builder.
 """
 
-from __future__ import annotations
+# Annotations are evaluated here (no `from __future__ import annotations`): pydantic and `@tool` read
+# every field's and parameter's type at import, and a type kept as a string is compiled and evaluated
+# on its own, a noticeable share of a cold `toolworlds replay`.
 
 import json
 import re
@@ -37,11 +39,14 @@ class AceTask(BaseModel):
     family: str = "acebench"
     lang: str = "en"
     question: str = ""
-    initial_config: dict[str, Any] = Field(default_factory=dict)
-    involved_classes: list[str] = Field(default_factory=list)
-    functions: list[dict[str, Any]] = Field(default_factory=list)
-    ground_truth: list[dict[str, Any]] = Field(default_factory=list)
-    paths: list[list[str]] = Field(default_factory=list, description="gold milestone paths (alternatives)")
+    # Empty defaults as values, as the state models write them (pydantic gives each task its own copy):
+    # a builtin `default_factory` makes pydantic read the builtin's signature from its text, which
+    # compiles the tokenizer's patterns in a cold process.
+    initial_config: dict[str, Any] = {}
+    involved_classes: list[str] = []
+    functions: list[dict[str, Any]] = []
+    ground_truth: list[dict[str, Any]] = []
+    paths: list[list[str]] = Field(default=[], description="gold milestone paths (alternatives)")
     source: str = ""
     # The family's world factory, called as ACEBench builds worlds (classes, lang, initial_config).
     build: WorldBuilder = Field(default=acebench_world, exclude=True, repr=False)
