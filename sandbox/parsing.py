@@ -490,8 +490,12 @@ def _flat_arguments(count: int) -> str:
             + _flat_arguments(count - 1) + ")?)?")
 
 
-_FLAT_CALL = re.compile(r"\[" + _G + "(" + _NAME + r")[ \t]*+\(" + _G + _flat_arguments(_FLAT_ARGUMENTS) + r"\)"
-                        + _G + r"\]")
+@functools.cache
+def _flat_pattern() -> re.Pattern[str]:
+    """The one-call pattern, compiled on first use as `_simple_pattern`'s are (a few milliseconds a process
+    that reads no bracket list never pays)."""
+    return re.compile(r"\[" + _G + "(" + _NAME + r")[ \t]*+\(" + _G + _flat_arguments(_FLAT_ARGUMENTS) + r"\)"
+                      + _G + r"\]")
 _FAST_OPEN = re.compile("(" + _NAME + r")[ \t]*+\(" + _G)
 _FAST_KEY = re.compile("(" + _IDENT + ")" + _G + "=" + _G)
 _FAST_SCALAR = re.compile(_SCALAR)
@@ -513,7 +517,7 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
     # A failed flat match costs about what a successful one does: text with an object, a second list or an odd
     # number of apostrophes (as `'Domino's'`, which no pattern matches) is not tried.
     if listed and "{" not in body and body.count("[") == 1 and not body.count("'") & 1:
-        flat = _FLAT_CALL.fullmatch(body)
+        flat = _flat_pattern().fullmatch(body)
         if flat is not None:
             return _flat_call(flat.groups(), limits)
     if _simple_pattern(listed).fullmatch(body) is None:
@@ -573,7 +577,7 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
 
 
 def _flat_call(groups: tuple[Any, ...], limits: InputLimits) -> list[Call] | None:
-    """The one call `_FLAT_CALL` matched, read from its groups; None wherever `_fast_brackets`'s token
+    """The one call `_flat_pattern()` matched, read from its groups; None wherever `_fast_brackets`'s token
     scan gives up on the same text (the full path decides)."""
     parts = iter(groups)
     name = next(parts)

@@ -22,10 +22,10 @@ from sandbox import Call, ParseError, parse_message
 from sandbox.limits import InputLimits
 from sandbox.parsing import (
     _FLAT_ARGUMENTS,
-    _FLAT_CALL,
     ParsedMessage,
     _ast_brackets,
     _fast_brackets,
+    _flat_pattern,
     _repair,
     _sure_repair,
 )
@@ -142,7 +142,7 @@ def test_fast_path_on_arbitrary_syntax_characters(text: str) -> None:
 
 @st.composite
 def flat_call_texts(draw: st.DrawFn) -> str:
-    """One bracketed call with scalar arguments only, the shape `_FLAT_CALL` reads in one match (up to
+    """One bracketed call with scalar arguments only, the shape `_flat_pattern()` reads in one match (up to
     `_FLAT_ARGUMENTS` of them: one more goes the token scan's way)."""
     arguments = [f"{draw(KEYS)}{draw(GAPS)}={draw(GAPS)}{draw(literal(draw(SCALARS)))}"
                  for _ in range(draw(st.integers(0, _FLAT_ARGUMENTS + 1)))]
@@ -161,7 +161,7 @@ def test_the_one_match_reads_the_commonest_shape_and_leaves_the_rest() -> None:
     flat = ["[turn_on_wifi()]", "[login_food_platform(username='Eve', password='password123')]",
             "[ f ( a = -7 , b=\"x\", c=1.5e3, d=null, ) ]", "[f(a='x\\ny', b=+0, c=True, d=-0.0)]"]
     for text in flat:
-        assert _FLAT_CALL.fullmatch(text) is not None, text
+        assert _flat_pattern().fullmatch(text) is not None, text
         assert check_same(text, InputLimits()), text
     assert _fast_brackets("[f(a=1, a=2)]", InputLimits()) is None  # a repeated argument: the full path says so
     assert _fast_brackets("[if(a=1)]", InputLimits()) is None
@@ -199,13 +199,16 @@ def test_each_form_compiles_its_pattern_only_when_a_message_of_that_form_is_read
     the other way round (API-Bank): each is a noticeable share of a cold process. Run in a fresh
     interpreter, where nothing has compiled either yet."""
     code = ("from sandbox import parse_message\n"
-            "from sandbox.parsing import _simple_pattern\n"
-            "assert _simple_pattern.cache_info().currsize == 0\n"
+            "from sandbox.parsing import _flat_pattern, _simple_pattern\n"
+            "assert _simple_pattern.cache_info().currsize == 0 and _flat_pattern.cache_info().currsize == 0\n"
             "listed = parse_message(\"[f(a=1), g(b=[{'k': 'v'}])]\").calls\n"
             "print(listed[1].arguments == {'b': [{'k': 'v'}]}, _simple_pattern.cache_info().currsize)\n"
-            "print(parse_message('f(a=1)').calls == listed[:1], _simple_pattern.cache_info().currsize)\n")
+            "print(parse_message('f(a=1)').calls == listed[:1], _simple_pattern.cache_info().currsize)\n"
+            "print(_flat_pattern.cache_info().currsize, parse_message('[f(a=1)]').calls == listed[:1],\n"
+            "      _flat_pattern.cache_info().currsize)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["True", "1", "True", "2"]
+    # The one-call pattern too: compiled by the first message it may read (the list above holds an object).
+    assert out.stdout.split() == ["True", "1", "True", "2", "0", "True", "1"]
 
 
 def test_fast_path_leaves_bounds_and_odd_spellings_to_the_full_path() -> None:
