@@ -581,8 +581,7 @@ def _flat_call(groups: tuple[Any, ...], limits: InputLimits) -> list[Call] | Non
     scan gives up on the same text (the full path decides)."""
     parts = iter(groups)
     name = next(parts)
-    if len(name) > limits.max_name_chars or limits.max_calls < 1 or (
-            name in _RESERVED if "." not in name else _reserved_name(name)):
+    if len(name) > limits.max_name_chars or limits.max_calls < 1 or _reserved_name(name):
         return None
     arguments: dict[str, Any] = {}
     value: Any
