@@ -23,12 +23,15 @@ Reply = Callable[[dict[str, Any]], dict[str, Any]]  # the request body -> the wh
 
 @dataclass(frozen=True)
 class Response:
-    """What the server sends: a status, a body (bytes, sent as given) and a content type, after a pause."""
+    """What the server sends: a status, a body (bytes, sent as given) and a content type, after a pause;
+    `retry_after_ms`, when set, is sent as the `retry-after-ms` header, which the OpenAI SDK waits for
+    instead of its own back-off (half a second and up) before it retries a failed request."""
 
     body: bytes
     status: int = 200
     content_type: str = "application/json"
     delay: float = 0.0
+    retry_after_ms: int | None = None
 
 
 Answer = Callable[[dict[str, Any]], Response]
@@ -64,6 +67,8 @@ def serve(answer: Answer) -> Iterator[str]:
                 self.send_response(response.status)
                 self.send_header("Content-Type", response.content_type)
                 self.send_header("Content-Length", str(len(response.body)))
+                if response.retry_after_ms is not None:
+                    self.send_header("retry-after-ms", str(response.retry_after_ms))
                 self.end_headers()
                 self.wfile.write(response.body)
             except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting

@@ -51,12 +51,17 @@ def _model_output(kind: str) -> Response:
     raise AssertionError(kind)
 
 
+# What the failing replies ask the SDK to wait before its retry: the retry is what is tested, not the SDK's
+# own back-off of half a second and more, which made most of these tests' time.
+RETRY_AFTER_MS = 20
+
+
 def _delivery(kind: str, timeout: float = TIMEOUT) -> Response:
     """A reply that is no chat completion at all, or none in time (`timeout`: the client's)."""
     if kind == "HTTP 500":
-        return Response(b'{"error": {"message": "internal error"}}', status=500)
+        return Response(b'{"error": {"message": "internal error"}}', status=500, retry_after_ms=RETRY_AFTER_MS)
     if kind == "HTTP 429":
-        return Response(b'{"error": {"message": "slow down"}}', status=429)
+        return Response(b'{"error": {"message": "slow down"}}', status=429, retry_after_ms=RETRY_AFTER_MS)
     if kind == "timeout":
         return Response(b"{}", delay=timeout * 4)
     if kind == "HTML":
@@ -101,7 +106,8 @@ class HostileEndpoint:
             first = self.requests[question] == 1
         answered = any(m["role"] == "tool" for m in body["messages"])
         if kind == "flaky" and first:
-            return Response(b'{"error": {"message": "overloaded"}}', status=503)  # retried by the SDK
+            # Retried by the SDK, after the pause the endpoint asks for.
+            return Response(b'{"error": {"message": "overloaded"}}', status=503, retry_after_ms=RETRY_AFTER_MS)
         if kind in DELIVERY:
             return _delivery(kind, self.timeout)
         if answered or kind in ("healthy", "flaky"):
