@@ -9,6 +9,7 @@ runs in its own thread, so a reply that sleeps does not hold up the others.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -54,10 +55,23 @@ def tool_call(name: str, arguments: str) -> Response:
 
 
 @contextmanager
-def serve(answer: Answer) -> Iterator[str]:
-    """Serve POSTs answered by `answer`, whatever the path, until the block ends; yields the base URL."""
+def serve(answer: Answer, connections: list[tuple[str, int]] | None = None) -> Iterator[str]:
+    """Serve POSTs answered by `answer`, whatever the path, until the block ends; yields the base URL.
+
+    With `connections`, the server keeps connections open between requests (HTTP/1.1), as real
+    endpoints do, and appends each new connection's client address to the list."""
 
     class Handler(BaseHTTPRequestHandler):
+        if connections is not None:
+            protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                # As real servers do: else a reply's headers and body, written apart, wait out the client's
+                # delayed acknowledgement (about 40 ms) on a connection kept open.
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                connections.append(self.client_address)
+
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             response = answer(body)

@@ -21,9 +21,9 @@ from tests.fake_chat import Response, completion, serve
 from toolworlds.agents import ChatMessage, Turn, tools_for
 from toolworlds.cli import app
 from toolworlds.episodes import run_episode
-from toolworlds.llm import ChatClient, LLMAgent
+from toolworlds.llm import ChatClient, LLMAgent, SdkClients
 from toolworlds.report_html import html_report
-from toolworlds.runner import AgentSpec, ConfigMismatch, TaskSet, execute_run
+from toolworlds.runner import AgentSpec, ConfigMismatch, ProcessBackend, TaskSet, execute_run
 from toolworlds.stats import bootstrap_interval, pass_hat, task_pass_hat
 from toolworlds.store import RunStore
 from toolworlds.transcript import replay
@@ -193,6 +193,44 @@ def test_the_user_simulator_can_be_another_model_and_its_turns_are_stored(tmp_pa
     assert asked["agent"] >= 1 and asked["user"] >= 2
     sources = [(m.role, m.source) for m in store.messages(episode.id)]  # type: ignore[arg-type]
     assert sources[:4] == [("system", "agent"), ("system", "user"), ("user", "user"), ("assistant", "agent")]
+
+
+def done(body: dict[str, Any]) -> Response:
+    return Response(json.dumps(completion({"role": "assistant", "content": "Done."}, body["model"])).encode())
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_workers_episodes_share_one_sdk_client_and_its_open_connection(tmp_path: Path, workers: int) -> None:
+    """An SDK client per episode made a TLS context (tens of milliseconds) and a connection per episode;
+    a worker's episodes now share its client, and the endpoint sees one connection per worker."""
+    pytest.importorskip("openai")
+    connections: list[tuple[str, int]] = []
+    tasks = [t for t in TASKS.values() if t.category == "multi_step"][:6]
+    with serve(done, connections) as url:
+        store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+        episodes = execute_run(store, "r", [TaskSet("banking", "en", tasks)],
+                               AgentSpec("llm", model="m", base_url=url + "/v1", timeout=10),
+                               backend=ProcessBackend(workers))
+    assert len(episodes) == 6 and all(e.error is None for e in episodes), [e.error for e in episodes]
+    assert 1 <= len(connections) <= workers
+
+
+def test_chat_clients_given_the_same_sdk_clients_share_the_client_of_their_endpoint() -> None:
+    pytest.importorskip("openai")
+    clients = SdkClients()
+    connections: list[tuple[str, int]] = []
+    with serve(done, connections) as first, serve(done) as second:
+        agent, user, other = (ChatClient(first + "/v1", "m", clients=clients),
+                              ChatClient(first + "/v1", "user-m", clients=clients),
+                              ChatClient(second + "/v1", "m", clients=clients))
+        for client in (agent, user, other, agent):
+            assert client.complete([{"role": "user", "content": "hi"}]).content == "Done."
+        alone = ChatClient(first + "/v1", "m")
+        alone.complete([{"role": "user", "content": "hi"}])
+        clients.close()
+    assert agent._client is user._client and other._client is not agent._client
+    assert alone._client is not agent._client
+    assert len(connections) == 2  # the shared client's one, and the client of its own
 
 
 def test_an_llm_agents_multi_turn_tasks_get_the_model_played_user_by_default(tmp_path: Path) -> None:

@@ -232,8 +232,9 @@ class ConcurrencyMeter:
 def test_the_endpoint_limit_holds_across_all_workers(ray_cluster: Any, tmp_path: Path, backend_name: str,
                                                      limit: int) -> None:
     meter = ConcurrencyMeter()
+    connections: list[tuple[str, int]] = []
     backend: Backend = RayBackend(workers=2) if backend_name == "ray" else ProcessBackend(2)
-    with serve(meter) as url:
+    with serve(meter, connections) as url:
         spec = AgentSpec("llm", model="m", base_url=url + "/v1", concurrency=limit, timeout=10, retries=0)
         store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
         sets = [TaskSet("banking", "en", [t for t in load_tasks("en") if t.category == "multi_step"][:8])]
@@ -243,6 +244,8 @@ def test_the_endpoint_limit_holds_across_all_workers(ray_cluster: Any, tmp_path:
     # Without a limit, both workers ask at once (eight requests, so a slow start on a busy
     # machine still leaves them overlapping).
     assert meter.peak == (1 if limit == 1 else 2)
+    # Each worker's episodes share its SDK client, and so one open connection (`SdkClients`).
+    assert 1 <= len(connections) <= 2
 
 
 def test_the_request_gate_waits_at_its_limit_and_takes_back_a_dead_holders_permits() -> None:

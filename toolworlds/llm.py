@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -39,6 +40,41 @@ class EndpointError(RuntimeError):
     """The endpoint gave no usable reply, after the retries it was allowed; the message says why."""
 
 
+class SdkClients:
+    """The OpenAI SDK clients of one worker: one per endpoint and request settings, made on first use and
+    kept for every later episode the worker runs.
+
+    Making an SDK client loads the system's certificate bundle into a fresh TLS context, even for an
+    `http://` endpoint: about 25-40 ms of CPU, more than a whole episode against a fast local model.
+    A client per episode paid that every time, and opened new connections besides; a worker's episodes
+    run one after another, so they can share one client (and its connection pool) per endpoint. The
+    clients are the worker's own and hold no episode's data: nothing of one episode reaches another.
+    """
+
+    def __init__(self) -> None:
+        self._clients: dict[tuple[str, str, float, int], Any] = {}
+        self._lock = threading.Lock()  # a worker may run its episodes in threads
+
+    def client(self, base_url: str, api_key: str, timeout: float, retries: int) -> Any:
+        """The `openai.OpenAI` client for these settings."""
+        import openai
+
+        key = (base_url, api_key, timeout, retries)
+        with self._lock:
+            made = self._clients.get(key)
+            if made is None:
+                made = self._clients[key] = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout,
+                                                          max_retries=retries)
+            return made
+
+    def close(self) -> None:
+        """Close every client's connections (a worker that is done)."""
+        with self._lock:
+            made, self._clients = list(self._clients.values()), {}
+        for each in made:
+            each.close()
+
+
 @dataclass
 class ChatClient:
     """A chat-completions client for one model at one OpenAI-compatible base URL.
@@ -47,7 +83,9 @@ class ChatClient:
     tries a request that failed transiently, waiting longer each time. `temperature` and
     `max_tokens` are sent with every request when set (None: the endpoint's default). `gate`,
     when given, is held around each request: the run's limit on requests in flight to the
-    endpoint, shared by all its workers (a semaphore, or a Ray actor on a cluster).
+    endpoint, shared by all its workers (a semaphore, or a Ray actor on a cluster). `clients`, when
+    given, is the worker's `SdkClients`, whose client for this endpoint this one uses; else it makes
+    its own.
     """
 
     base_url: str
@@ -58,6 +96,7 @@ class ChatClient:
     temperature: float | None = None
     max_tokens: int | None = None
     gate: AbstractContextManager[Any] | None = field(default=None, repr=False, compare=False)
+    clients: SdkClients | None = field(default=None, repr=False, compare=False)
     _client: Any = field(default=None, init=False, repr=False, compare=False)
 
     def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()) -> Any:
@@ -72,9 +111,12 @@ class ChatClient:
             import openai
         except ImportError as exc:  # pragma: no cover - exercised only without the extra
             raise RuntimeError('LLM agents need the openai package: pip install "toolworlds[llm]"') from exc
-        if self._client is None:  # made once: each client holds its own connection pool
-            self._client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.timeout,
-                                         max_retries=self.retries)
+        if self._client is None:  # found or made once: an SDK client holds its own connection pool
+            if self.clients is not None:
+                self._client = self.clients.client(self.base_url, self.api_key, self.timeout, self.retries)
+            else:
+                self._client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.timeout,
+                                             max_retries=self.retries)
         options: dict[str, Any] = {"model": self.model, "messages": messages}
         if tools:
             options["tools"] = list(tools)

@@ -46,6 +46,7 @@ from typing import Any
 from sandbox.world import World
 
 from .episodes import failure_reason
+from .llm import SdkClients
 from .runner import AgentSpec, BackendError, Outcome, Pending, failed_outcome, run_one
 
 # Ray reads this when it is imported: "0" makes a Ray node on Linux take 127.0.0.1 as its
@@ -76,12 +77,13 @@ class EpisodeWorker:
         self._spec = spec
         self._worlds: dict[tuple[str, str], World] = {}
         self._gate = None if gate is None else GateLease(gate, name)
+        self._clients = SdkClients()  # shared by the episodes this actor runs, one after another
 
     def run(self, task_set: str, task_id: str, trial: int = 0) -> Outcome:
         mode, tasks = self._tasks[task_set]
         task = tasks[task_id]
         return run_one(task_set, task, self._spec, mode, start=lambda: self._prebuilt(task_set, task).fork(),
-                       gate=self._gate, trial=trial)
+                       gate=self._gate, trial=trial, clients=self._clients)
 
     def pid(self) -> int:
         return os.getpid()

@@ -15,9 +15,11 @@ plain text, and the run goes on. A failed episode counts as stored: `--resume` s
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import importlib
 import json
 import multiprocessing
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -36,7 +38,7 @@ from .agents import ChatMessage, NoisyAgent, OracleAgent
 from .defects import run_defects
 from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .episodes import failure_reason, run_episode
-from .llm import task_protocol
+from .llm import SdkClients, task_protocol
 from .store import CallRow, EpisodeRow, MessageRow, RunStore, ScoreRow
 
 # Held around each endpoint request (`with gate:`), shared by every worker of a run.
@@ -82,7 +84,9 @@ class AgentSpec:
     def uses_endpoint(self) -> bool:
         return self.kind == "llm" or self.user == "llm"
 
-    def build(self, task: Any, gate: Gate | None = None, trial: int = 0) -> Any:
+    def build(self, task: Any, gate: Gate | None = None, trial: int = 0, clients: SdkClients | None = None) -> Any:
+        """The agent for `task`; an LLM agent holds `gate` around each request and takes its SDK client
+        from the worker's `clients` when given."""
         if self.kind == "oracle":
             return OracleAgent(task)
         if self.kind == "noisy":
@@ -91,7 +95,7 @@ class AgentSpec:
             from .llm import ChatClient, LLMAgent
 
             client = ChatClient(self.base_url, self.model, timeout=self.timeout, retries=self.retries,
-                                temperature=self.temperature, max_tokens=self.max_tokens, gate=gate)
+                                temperature=self.temperature, max_tokens=self.max_tokens, gate=gate, clients=clients)
             return LLMAgent.for_task(client, task, self.protocol or None)
         if ":" in self.kind:
             return load_factory(self.kind)(task)
@@ -106,14 +110,15 @@ class AgentSpec:
             return self.kind == "llm" and getattr(task, "category", None) == "multi_turn"
         return self.user == "llm"
 
-    def build_user(self, task: Any, gate: Gate | None = None) -> Any:
-        """`gate` is held around every request: the run's limit on requests in flight to the endpoint."""
+    def build_user(self, task: Any, gate: Gate | None = None, clients: SdkClients | None = None) -> Any:
+        """`gate` is held around every request: the run's limit on requests in flight to the endpoint;
+        `clients`, the worker's SDK clients."""
         if self.simulates_user(task):
             from .llm import ChatClient, LLMUser
 
             client = ChatClient(self.user_base_url or self.base_url, self.user_model or self.model,
                                 timeout=self.timeout, retries=self.retries, temperature=self.temperature,
-                                max_tokens=self.max_tokens, gate=gate)
+                                max_tokens=self.max_tokens, gate=gate, clients=clients)
             return LLMUser(client, task.question, getattr(task, "user_prompt", None),
                            getattr(task, "user_opener", None))
         return None  # the episode's default: a scripted user
@@ -246,25 +251,27 @@ class Outcome:
 
 
 def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact", *,
-            start: Callable[[], World] | None = None, gate: Gate | None = None, trial: int = 0) -> Outcome:
+            start: Callable[[], World] | None = None, gate: Gate | None = None, trial: int = 0,
+            clients: SdkClients | None = None) -> Outcome:
     """Run and score one task (top level, so process pools can call it). Never raises: a
     failure anywhere is the outcome's `error`.
 
     `start` gives the episode's world (a fork of one built earlier), else the task builds a
     fresh one; `gate` limits the requests in flight to the agent's endpoint; `trial` is which
-    of the task's repeated runs this is.
+    of the task's repeated runs this is; `clients`, the worker's SDK clients, which its episodes
+    share (without them, each episode makes its own).
     """
     try:
-        return _run_and_score(task_set, task, spec, mode, start, gate, trial)
+        return _run_and_score(task_set, task, spec, mode, start, gate, trial, clients)
     except Exception as exc:
         return failed_outcome(task_set, task, f"run: {failure_reason(exc)}", trial)
 
 
 def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: Callable[[], World] | None,
-                   gate: Gate | None, trial: int) -> Outcome:
-    agent = spec.build(task, gate, trial)
-    world, episode = run_episode(task, agent, user=spec.build_user(task, gate), world=start() if start else None,
-                                 max_steps=spec.max_steps)
+                   gate: Gate | None, trial: int, clients: SdkClients | None) -> Outcome:
+    agent = spec.build(task, gate, trial, clients)
+    world, episode = run_episode(task, agent, user=spec.build_user(task, gate, clients),
+                                 world=start() if start else None, max_steps=spec.max_steps)
     if spec.pause:
         time.sleep(spec.pause)
     family = task_set.split("/", 1)[0]  # a task set is named "<family>/<lang>"
@@ -371,12 +378,16 @@ class ProcessBackend:
 
     def outcomes(self, pending: Sequence[Pending], spec: AgentSpec) -> Iterator[Outcome]:
         if self.workers <= 1:
-            for name, task, mode, trial in pending:
-                yield run_one(name, task, spec, mode, trial=trial)
+            clients = SdkClients()
+            try:
+                for name, task, mode, trial in pending:
+                    yield run_one(name, task, spec, mode, trial=trial, clients=clients)
+            finally:
+                clients.close()
             return
         with ProcessPoolExecutor(max_workers=self.workers) as pool, _process_gate(spec, self.workers) as gate:
             futures: dict[Future[Outcome], tuple[str, Any, int]] = {
-                pool.submit(run_one, name, task, spec, mode, gate=gate, trial=trial): (name, task, trial)
+                pool.submit(_run_in_pool, name, task, spec, mode, gate, trial): (name, task, trial)
                 for name, task, mode, trial in pending}
             for future in as_completed(futures):
                 try:
@@ -384,6 +395,18 @@ class ProcessBackend:
                 except Exception as exc:  # the worker died, or the task could not be sent to it
                     name, task, trial = futures[future]
                     yield failed_outcome(name, task, f"worker: {failure_reason(exc)}", trial)
+
+
+def _run_in_pool(task_set: str, task: Any, spec: AgentSpec, mode: str, gate: Gate | None, trial: int) -> Outcome:
+    """`run_one` in a pool's worker process, with that process's SDK clients."""
+    return run_one(task_set, task, spec, mode, gate=gate, trial=trial, clients=_process_clients(os.getpid()))
+
+
+@functools.cache
+def _process_clients(pid: int) -> SdkClients:
+    """The SDK clients of the worker process `pid`, made on its first episode and kept until it exits
+    (keyed by process, so a process forked from one that had made its own never reuses its connections)."""
+    return SdkClients()
 
 
 @contextmanager
