@@ -25,6 +25,7 @@ from sandbox.errors import ParseError
 from sandbox.limits import printable_text, type_name
 from sandbox.parsing import Call, decode_arguments, render_calls
 from sandbox.world import World
+from scenarios.family import task_hook
 
 from .agents import ChatMessage, Turn, tools_for
 from .users import END, ScriptedUser, UserSimulator
@@ -69,8 +70,8 @@ _Request = tuple[str, list[ChatMessage]]
 def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn: bool, max_steps: int,
                   max_turns: int) -> Generator[_Request, Any, None]:
     conversation = episode.messages
-    single_reply = bool(getattr(task, "single_reply", False))
-    opening = getattr(task, "opening_messages", None)  # task hook: the conversation so far
+    single_reply = bool(task_hook(task, "single_reply", False))
+    opening = task_hook(task, "opening_messages")  # task hook: the conversation so far
     if multi_turn:
         conversation.append(_said("user", (yield ("user", conversation))))
     elif opening:
@@ -200,7 +201,7 @@ def _start(task: EpisodeTask, world: World | None, user: Any, max_steps: int, ma
 
 def _multi_turn(task: EpisodeTask) -> bool:
     """Whether a user simulator takes part: multi-turn tasks, and tasks that say so (task hook `multi_turn`)."""
-    return task.category == "multi_turn" or getattr(task, "multi_turn", False) is True
+    return task.category == "multi_turn" or task_hook(task, "multi_turn", False) is True
 
 
 def _record_prompts(episode: Episode, agent: Any, user: Any) -> None:

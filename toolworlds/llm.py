@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.limits import printable_text
+from scenarios.family import task_hook
 
 from .agents import ChatMessage, ToolCall, Turn
 from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT
@@ -203,10 +204,10 @@ class LLMAgent:
         gets a generic one listing the tools. A task's `calls_in(reply)` says which part of a
         text reply is its request (None: words to the user)."""
         chosen = protocol or task_protocol(task)
-        prompt = getattr(task, "system_prompt", None)
+        prompt = task_hook(task, "system_prompt")
         if not isinstance(prompt, str) or not prompt:
             prompt = AGENT_PROMPT if chosen == "native" else bracket_prompt(getattr(task, "functions", []))
-        return cls(client, prompt, chosen, getattr(task, "calls_in", None))
+        return cls(client, prompt, chosen, task_hook(task, "calls_in"))
 
     def act(self, conversation: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> Turn:
         if self.protocol == "bracket":
@@ -255,7 +256,7 @@ BRACKET_PROMPT = ("You are an assistant that completes the user's request by cal
 
 def task_protocol(task: Any) -> str:
     """The protocol a task asks for (its optional `protocol` attribute), "native" when it names none."""
-    protocol = getattr(task, "protocol", None)
+    protocol = task_hook(task, "protocol")
     return protocol if protocol in PROTOCOLS else "native"
 
 

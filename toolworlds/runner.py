@@ -33,6 +33,7 @@ from evaluators.task_score import episode_scorer
 from sandbox.limits import printable_text, redacted_copy
 from sandbox.schemas import openai_tools
 from sandbox.world import World
+from scenarios.family import task_hook
 
 from .agents import ChatMessage, NoisyAgent, OracleAgent
 from .defects import run_defects
@@ -119,8 +120,8 @@ class AgentSpec:
             client = ChatClient(self.user_base_url or self.base_url, self.user_model or self.model,
                                 timeout=self.timeout, retries=self.retries, temperature=self.temperature,
                                 max_tokens=self.max_tokens, gate=gate, clients=clients)
-            return LLMUser(client, task.question, getattr(task, "user_prompt", None),
-                           getattr(task, "user_opener", None))
+            return LLMUser(client, task.question, task_hook(task, "user_prompt"),
+                           task_hook(task, "user_opener"))
         return None  # the episode's default: a scripted user
 
 
@@ -298,7 +299,7 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: 
 
 def _result_record(task: Any, world: Any, process: list[str]) -> str | None:
     """The task's line of its benchmark's own result file (task hook `result_record`), as JSON."""
-    record = getattr(task, "result_record", None)
+    record = task_hook(task, "result_record")
     return None if record is None else _stored_json(record(world, list(process)))
 
 

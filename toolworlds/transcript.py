@@ -17,6 +17,7 @@ from sandbox.calllog import CallRecord
 from sandbox.errors import ParseError
 from sandbox.parsing import Call, decode_arguments
 from sandbox.world import World
+from scenarios.family import task_hook
 
 from .store import MessageRow
 
@@ -49,7 +50,7 @@ def replay(task: Any, messages: Sequence[MessageRow], *, single_reply: bool | No
     """A fresh world of `task` given every input the transcript's agent gave its world; the world
     and the records. A single-reply episode ran nothing, so neither does its replay."""
     world = task.world()
-    if single_reply if single_reply is not None else bool(getattr(task, "single_reply", False)):
+    if single_reply if single_reply is not None else bool(task_hook(task, "single_reply", False)):
         return world, []
     records: list[CallRecord] = []
     for given in world_inputs(messages):

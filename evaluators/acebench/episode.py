@@ -16,6 +16,7 @@ from typing import Any
 from sandbox import World
 from sandbox.comparison import Mode as StateMode
 from sandbox.diffing import diff_states
+from scenarios.family import task_hook
 
 from ..task_score import TaskScore, score_task
 from .items import check_item
@@ -23,7 +24,7 @@ from .items import check_item
 
 def score_episode(task: Any, world: World, process: Sequence[str], mode: StateMode) -> TaskScore:
     """The family's per-episode score (found by `evaluators.task_score.episode_scorer`)."""
-    if not getattr(task, "single_reply", False):
+    if not task_hook(task, "single_reply", False):
         return score_task(task, world, process, mode)
     reply = process[0] if process else ""
     compat = check_item(task.category, task.functions, reply, task.ground_truth, "compat")
