@@ -56,8 +56,12 @@ class AceTask(BaseModel):
         return self.build(self.involved_classes, lang=self.lang, initial_config=self.initial_config, seed=seed)
 
     def end_state(self, world: World) -> list[dict[str, Any]]:
-        """The end state as ACEBench records it, JSON round-tripped like its result files."""
-        return json.loads(json.dumps(saved_state(world, self.involved_classes), ensure_ascii=False))
+        """The end state as ACEBench records it in its result files.
+
+        What reading the JSON of those files back gives, without writing and reading it: each app's
+        dump (`App.dump`) is JSON data already, text keys, lists and plain values, made fresh for
+        the caller. That round trip was half the cost of scoring an RL episode's end state."""
+        return saved_state(world, self.involved_classes)
 
     # The task hooks (toolworlds' runner and LLM agents read them): ACEBench's own prompts and
     # bracket protocol for ACEBench's tasks; other families using this format keep the defaults.
