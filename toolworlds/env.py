@@ -21,7 +21,6 @@ from typing import Any, SupportsFloat
 
 import gymnasium
 
-from evaluators.task_score import EpisodeScorer, episode_scorer
 from sandbox.calllog import CallRecord
 from sandbox.chat import ToolUse, as_calls, field_of, openai_message, openai_uses, render_uses
 from sandbox.world import World
@@ -81,7 +80,6 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         self._request: tuple[str, list[ChatMessage]] | None = None
         self._messages: list[dict[str, Any]] = []
         self._seen = 0
-        self._scorer: EpisodeScorer | None = None
 
     # -- the gymnasium API -----------------------------------------------------------------
 
@@ -146,10 +144,8 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         if self.task is None:
             raise RuntimeError("no episode yet: call reset()")
         episode = self._episode
-        if self._scorer is None:  # looked up once per environment (see `episode_score`)
-            self._scorer = episode_scorer(self.worlds.family.name)
         return episode_score(self.worlds.family.name, self.task, self.world, episode.process, episode.records,
-                             self.worlds.mode, self._scorer)
+                             self.worlds.mode)
 
     def group(self, task: str, n: int, *, seed: int | None = None) -> list[ToolEnv]:
         """`n` independent environments, reset to the same start of `task` (forks of one prebuilt

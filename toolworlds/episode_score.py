@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
-from evaluators.task_score import EpisodeScorer, episode_scorer
+from evaluators.task_score import episode_scorer
 from sandbox.calllog import CallRecord
 from sandbox.comparison import Mode
 from sandbox.world import World
@@ -25,16 +25,10 @@ def error_counts(records: Iterable[CallRecord]) -> dict[str, int]:
 
 
 def episode_score(family: str, task: Task, world: World, process: Sequence[str], records: Sequence[CallRecord],
-                  mode: str, scorer: EpisodeScorer | None = None) -> dict[str, Any]:
+                  mode: str) -> dict[str, Any]:
     """The reward and its parts for `world` as it is now (JSON-ready, fresh on every call), scored
-    the way the runner scores the family's episodes (`evaluators.task_score.episode_scorer`).
-
-    `scorer` is `episode_scorer(family)` looked up once by a caller that scores many episodes: for a
-    family without a scorer of its own, each lookup is a failed import, a search of the package's
-    folder (about a tenth of a whole RL episode)."""
-    if scorer is None:
-        scorer = episode_scorer(family)
-    score = scorer(task, world, process, cast(Mode, mode))  # unknown modes are refused there
+    the way the runner scores the family's episodes (`evaluators.task_score.episode_scorer`)."""
+    score = episode_scorer(family)(task, world, process, cast(Mode, mode))  # unknown modes are refused there
     return {
         "reward": 1.0 if score.success else 0.0,
         "end_state": score.success,
