@@ -90,15 +90,17 @@ class Turn:
 TOOL_FORMATS = ("openai", "anthropic", "acebench")
 
 
-def tools_for(agent: Any, functions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def tools_for(agent: Any, functions: Sequence[Mapping[str, Any]],
+              openai: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """A task's tools in the format the agent asks for with its `tool_format` attribute: "openai"
     (the default: `{"type": "function", "function": ...}` with JSON Schema parameters),
     "anthropic" (`name`, `description`, `input_schema`) or "acebench" (the task file's own
-    dialect, as the benchmark's prompts show it)."""
+    dialect, as the benchmark's prompts show it). `openai` is `openai_tools(functions)` when the
+    caller has made it already (the runner, which also stores it)."""
     wanted = getattr(agent, "tool_format", "openai")
     if wanted == "acebench":
         return [dict(function) for function in functions]
-    tools = openai_tools(functions)
+    tools = openai if openai is not None else openai_tools(functions)
     if wanted == "openai":
         return tools
     if wanted == "anthropic":

@@ -245,10 +245,12 @@ def start_episode(task: EpisodeTask, *, world: World | None = None, user: Any = 
 
 
 def run_episode(task: EpisodeTask, agent: Any, *, user: UserSimulator | None = None, world: World | None = None,
-                max_steps: int = 30, max_turns: int = 10) -> tuple[World, Episode]:
-    """Run a task with a sync agent; multi-turn tasks use `user` (default: a scripted user)."""
+                max_steps: int = 30, max_turns: int = 10,
+                openai: list[dict[str, Any]] | None = None) -> tuple[World, Episode]:
+    """Run a task with a sync agent; multi-turn tasks use `user` (default: a scripted user). `openai` is
+    the task's tools as OpenAI schemas when the caller has made them (see `tools_for`)."""
     world, episode, user, steps, request = _start(task, world, user, max_steps, max_turns)
-    tools, request = _prepare(task, episode, agent, user, request)
+    tools, request = _prepare(task, episode, agent, user, request, openai)
     while request is not None:
         who, conversation = request
         try:
@@ -261,13 +263,13 @@ def run_episode(task: EpisodeTask, agent: Any, *, user: UserSimulator | None = N
     return world, episode
 
 
-def _prepare(task: EpisodeTask, episode: Episode, agent: Any, user: Any, request: _Request | None
-             ) -> tuple[list[dict[str, Any]], _Request | None]:
+def _prepare(task: EpisodeTask, episode: Episode, agent: Any, user: Any, request: _Request | None,
+             openai: list[dict[str, Any]] | None = None) -> tuple[list[dict[str, Any]], _Request | None]:
     """Record the parties' prompts; the tools in the agent's format (an agent asking for a format
     there is none of fails the episode before it starts)."""
     _record_prompts(episode, agent, user)
     try:
-        return tools_for(agent, task.functions), request
+        return tools_for(agent, task.functions, openai), request
     except Exception as exc:
         _fail(episode, "agent", exc)
         return [], None

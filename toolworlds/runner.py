@@ -270,9 +270,11 @@ def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact", *,
 
 def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: Callable[[], World] | None,
                    gate: Gate | None, trial: int, clients: SdkClients | None) -> Outcome:
+    offered = openai_tools(task.functions)
+    tools = _stored_json(offered)  # stored as given: written before the agent holds them
     agent = spec.build(task, gate, trial, clients)
     world, episode = run_episode(task, agent, user=spec.build_user(task, gate, clients),
-                                 world=start() if start else None, max_steps=spec.max_steps)
+                                 world=start() if start else None, max_steps=spec.max_steps, openai=offered)
     if spec.pause:
         time.sleep(spec.pause)
     family = task_set.split("/", 1)[0]  # a task set is named "<family>/<lang>"
@@ -285,7 +287,7 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: 
         "error_types": json.dumps(dict(sorted(errors.items()))), "finished": episode.finished,
         "stop_reason": episode.stop_reason, "diff": score.diff.to_json(), "error": episode.error, "trial": trial,
         "result_record": _result_record(task, world, episode.process),
-        "tools": _stored_json(openai_tools(task.functions)),
+        "tools": tools,
     }
     calls = [
         {"seq": r.seq, "tool": None if r.tool is None else printable_text(r.tool),
