@@ -40,29 +40,26 @@ def task_hook(task: Any, name: str, default: Any = None) -> Any:
 
     What `getattr(task, name, default)` gives, without what it costs for a hook a pydantic task lacks:
     about 4 us, pydantic's `__getattr__` raising twice before `getattr` gives up. Starting an episode
-    asks for three, a fifth of an RL environment's reset (`ToolEnv.reset`). A hook is found where `getattr`
-    would find it: the instance's fields and attributes, its class and their bases (methods, properties,
-    slots), pydantic's extra fields; a class with a `__getattr__` of its own is simply asked."""
-    try:
-        values = task.__dict__
-    except AttributeError:  # slots only
-        values = None
-    if values is not None and name in values:
-        return values[name]
+    asks for three, a fifth of an RL environment's reset (`ToolEnv.reset`). On a pydantic model a hook
+    is found where `getattr` would find it: its fields (which no class attribute can shadow), its class
+    and their bases (methods, properties), its extra fields. Any other object is simply asked."""
     kind = type(task)
-    fallback = getattr(kind, "__getattr__", None)
-    if (fallback is not None and not _pydantic_fallback(fallback)) or name[0] == "_":
+    if not _pydantic_fallback(getattr(kind, "__getattr__", None)) or name[0] == "_":
         return getattr(task, name, default)
+    values = task.__dict__
+    if name in values:
+        return values[name]
     for klass in kind.__mro__:
         if name in klass.__dict__:
             return getattr(task, name, default)
-    extra = getattr(task, "__pydantic_extra__", None)
+    extra = task.__pydantic_extra__
     return extra[name] if extra and name in extra else default
 
 
 def _pydantic_fallback(function: Any) -> bool:
     """Whether `function` is pydantic's `BaseModel.__getattr__` (known by name: this module, which the command
-    line imports, does not import pydantic), which finds nothing but private and extra values."""
+    line imports, does not import pydantic), which finds nothing but private and extra values: a
+    missing name costs two exceptions there."""
     return getattr(function, "__qualname__", None) == "BaseModel.__getattr__" \
         and getattr(function, "__module__", None) == "pydantic.main"
 
