@@ -433,15 +433,20 @@ def _claimed(value: Any, owner: Any) -> Any:
     """`value` as an object of generation `owner`: itself if it already is (or is immutable),
     else a shallow copy of the owner's."""
     kind = type(value)
-    if kind in ATOMIC_TYPES or _owner(value) is owner:
+    if kind in ATOMIC_TYPES or getattr(value, OWNER, None) is owner:  # `_owner`, inline: every claim asks
         return value
+    # The two commonest kinds return at once, their slots written directly (cheaper than `setattr`).
     if kind is TrackedDict:
         new: Any = TrackedDict(value)
         new._tw_all = None
-    elif kind is TrackedList:
+        new._tw_owner = owner
+        return new
+    if kind is TrackedList:
         new = TrackedList(list.copy(value))  # a plain copy first: building from the list itself would iterate it
         new._tw_all = None
-    elif kind is TrackedSet:
+        new._tw_owner = owner
+        return new
+    if kind is TrackedSet:
         new = TrackedSet(value)
     elif isinstance(value, StateModel):
         return own(value, owner)
