@@ -86,7 +86,6 @@ def main() -> None:
     if args.acebench is None:
         print("no --acebench path (or ACEBENCH_REF): reference columns skipped")
 
-    memory = measure_memory(args)
     table = Table(title="fork + first write, and reset + send_message, by MessageApi state size")
     for column in ("state", "fork + first write", "x of 1 KB", "deepcopy of state", "ratio",
                    "reset + send (ours)", "deepcopy ref + send", "ratio"):
@@ -127,7 +126,9 @@ def main() -> None:
                       f"{deep / ours:.1f}x", show(reset), *ref_cells)
     console = Console(width=200)
     console.print(table)
-    console.print(memory)
+    # Last: building and freeing 10,000 worlds (and as many deepcopies) leaves a heap that slowed
+    # whichever timing came next by half (the 1.8 KB row, when this ran first).
+    console.print(measure_memory(args))
     print("ratio = baseline / ours (> 1: ours is faster); medians of timed batches")
 
 
