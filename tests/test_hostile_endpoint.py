@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
-import subprocess
-import tempfile
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -23,6 +20,7 @@ from toolworlds.runner import AgentSpec, TaskSet, execute_run
 from toolworlds.store import EpisodeRow, RunStore
 from toolworlds.transcript import replay
 
+from .browser import render
 from .fake_chat import Response, say, serve, tool_call
 
 pytest.importorskip("openai")
@@ -254,26 +252,9 @@ def test_a_72_episode_run_over_a_hostile_endpoint_is_whole_checked_replayable_an
     assert "a: llm(model-a)" in text and "b: llm(model-b)" in text and "w/o defects" in text
     assert text.count("<details") == 144 and 'href="#ep-a-' in text and 'href="#ep-b-' in text
     assert "EndpointError" in text and "tool result [call_1]" in text
-    screenshot(page, ROOT / "test-artifacts" / "report-two-runs.png")
-
-
-def screenshot(page: Path, out: Path) -> None:
-    """Render `page` in headless Chromium into `out` (kept as the test's artefact), and check what it shows."""
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        pytest.skip("Chromium is not installed (apt-get install chromium; .ci/run installs it)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    profile = Path(tempfile.mkdtemp(prefix="toolworlds-chromium-"))
-    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-    try:
-        subprocess.run([*flags, f"--user-data-dir={profile / 'shot'}", "--window-size=1400,1800",
-                        f"--screenshot={out}", page.as_uri()], capture_output=True, timeout=120, check=True)
-        dom = subprocess.run([*flags, f"--user-data-dir={profile / 'dom'}", "--dump-dom", page.as_uri()],
-                             capture_output=True, text=True, timeout=120, check=True).stdout
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    assert out.stat().st_size > 30_000  # tables and plots, not a blank page
+    shot = ROOT / "test-artifacts" / "report-two-runs.png"  # kept as the test's artefact
+    dom = render(page, shot, "1400,1800")
+    assert shot.stat().st_size > 30_000  # tables and plots, not a blank page
     assert dom.count("<img") == 2 and "Scores side by side" in dom and "End-to-end accuracy per category" in dom
 
 
