@@ -33,11 +33,16 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason=
 
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[Any]:
-    """A local Ray of two CPUs whose servers listen on 127.0.0.1 only."""
+    """A local Ray of two CPUs whose servers listen on 127.0.0.1 only.
+
+    Its workers run at the tests' own priority: Ray starts them at niceness 15, so beside the other
+    pytest-xdist worker (or anything else busy on the machine) they got a few percent of a core, and
+    an actor took up to 25 s to start instead of one."""
     ray = import_ray(local=True)
     if ray.is_initialized():
         ray.shutdown()
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False,
+             _system_config={"worker_niceness": 0})
     try:
         assert ray.get_runtime_context().gcs_address.startswith("127.0.0.1:"), "Ray must listen on loopback only"
         yield ray
