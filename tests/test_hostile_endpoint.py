@@ -24,6 +24,7 @@ from .browser import render
 from .fake_chat import Response, say, serve, tool_call
 
 pytest.importorskip("openai")
+pytestmark = pytest.mark.long_running  # collected first: see tests/conftest.py
 
 # Seconds per request in these tests: long enough that no other reply (a megabyte one too) times out by
 # accident on a busy machine (0.3 s once did, at load 10-13); the "timeout" reply waits four times as long.

@@ -28,7 +28,8 @@ from toolworlds.runner import AgentSpec, Backend, Outcome, ProcessBackend, TaskS
 from toolworlds.store import RunStore
 
 # Not importorskip: Ray must first be imported by the fixture, after it asks for a loopback-only Ray.
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs Ray (in the dev extra)")
+pytestmark = [pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs Ray (in the dev extra)"),
+              pytest.mark.long_running]  # collected first: see tests/conftest.py
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +38,7 @@ def ray_cluster() -> Iterator[Any]:
 
     Its workers run at the tests' own priority: Ray starts them at niceness 15, so beside the other
     pytest-xdist worker (or anything else busy on the machine) they got a few percent of a core, and
-    an actor took up to 25 s to start instead of one."""
+    an actor took 18 to 27 s to start in the suite instead of about one."""
     ray = import_ray(local=True)
     if ray.is_initialized():
         ray.shutdown()

@@ -26,6 +26,8 @@ from toolworlds.store import RunStore
 
 from .browser import render
 
+pytestmark = pytest.mark.long_running  # collected first: see tests/conftest.py
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
