@@ -21,6 +21,8 @@ from toolworlds.cli import app
 from toolworlds.episodes import run_episode
 from toolworlds.llm import ChatClient, LLMAgent
 
+pytestmark = pytest.mark.long_running  # collected first: see tests/conftest.py
+
 DATA = dataset_dir("acebench")
 needs_data = pytest.mark.skipif(DATA is None, reason="ACEBench data not found (../shared/datasets or TOOLWORLDS_DATA)")
 END = "finish conversation"

@@ -30,6 +30,8 @@ from sandbox.parsing import (
     _sure_repair,
 )
 
+pytestmark = pytest.mark.long_running  # collected first: see tests/conftest.py
+
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 NAMES = st.sampled_from(["f", "get_user", "a.b", "Tool_2", "if", "True", "null", "__debug__", "match", "x" * 130])

@@ -15,6 +15,8 @@ from sandbox.fuzzing import Generator, ValuePool, fuzz_world, valid_arguments
 from sandbox.limits import type_name
 from scenarios.fuzz_targets import TARGETS
 
+pytestmark = pytest.mark.long_running  # collected first: see tests/conftest.py
+
 CALLS = 2_000
 
 # API-Bank tool crashes fixed on the `apibank` branch (MovieRecommendations on list

@@ -28,6 +28,8 @@ from toolworlds.stats import bootstrap_interval, pass_hat, task_pass_hat
 from toolworlds.store import RunStore
 from toolworlds.transcript import replay
 
+pytestmark = pytest.mark.long_running  # collected first: see tests/conftest.py
+
 TASKS = {task.id: task for task in load_tasks("en")}
 RENT = TASKS["banking_multi_step_4"]  # log in, then pay Frank 1200 from A001 to A003
 LOGIN = {"customer_id": "C001", "password": "eve2024"}

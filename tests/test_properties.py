@@ -6,6 +6,7 @@ import json
 import string
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,8 @@ from sandbox.testing import calls, world_machine
 from scenarios.todo import todo_world
 from tests.chaos import STEPS, chaos_world
 from tests.worlds import bundled
+
+pytestmark = pytest.mark.long_running  # collected first: see tests/conftest.py
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

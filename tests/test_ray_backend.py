@@ -28,16 +28,22 @@ from toolworlds.runner import AgentSpec, Backend, Outcome, ProcessBackend, TaskS
 from toolworlds.store import RunStore
 
 # Not importorskip: Ray must first be imported by the fixture, after it asks for a loopback-only Ray.
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs Ray (in the dev extra)")
+pytestmark = [pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs Ray (in the dev extra)"),
+              pytest.mark.long_running]  # collected first: see tests/conftest.py
 
 
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[Any]:
-    """A local Ray of two CPUs whose servers listen on 127.0.0.1 only."""
+    """A local Ray of two CPUs whose servers listen on 127.0.0.1 only.
+
+    Its workers run at the tests' own priority: Ray starts them at niceness 15, so beside the other
+    pytest-xdist worker (or anything else busy on the machine) they got a few percent of a core, and
+    an actor took 18 to 27 s to start in the suite instead of about one."""
     ray = import_ray(local=True)
     if ray.is_initialized():
         ray.shutdown()
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False,
+             _system_config={"worker_niceness": 0})
     try:
         assert ray.get_runtime_context().gcs_address.startswith("127.0.0.1:"), "Ray must listen on loopback only"
         yield ray

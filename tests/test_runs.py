@@ -24,6 +24,10 @@ from toolworlds.report_html import html_report
 from toolworlds.runner import AgentSpec, ConfigMismatch, TaskSet, execute_run
 from toolworlds.store import RunStore
 
+from .browser import render
+
+pytestmark = pytest.mark.long_running  # collected first: see tests/conftest.py
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -196,22 +200,13 @@ def test_runs_work_on_postgresql(postgres_url: str) -> None:
 
 
 def test_html_report_renders_in_headless_chromium(tmp_path: Path) -> None:
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        pytest.skip("Chromium is not installed (scripts/check_report.sh installs it and takes the screenshot)")
     store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
     execute_run(store, "r", task_sets(4), AgentSpec("noisy", noise=0.5, seed=3))
     page = tmp_path / "report.html"
     page.write_text(html_report(store, "r"))
     shot = tmp_path / "report.png"
-    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                    f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1000,1400",
-                    f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=120, check=True)
+    dom = render(page, shot, "1000,1400")
     assert shot.stat().st_size > 30_000  # a page with two plots, not a blank one
-    dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                          "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile2'}",
-                          "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120).stdout
     assert dom.count("<img") == 2 and "End-to-end accuracy per category" in dom
 
 

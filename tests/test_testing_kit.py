@@ -23,6 +23,8 @@ from sandbox.testing.machine import PROMISES
 from scenarios.todo import todo_world
 from tests.worlds import BundledWorld, bundled
 
+pytestmark = pytest.mark.long_running  # collected first: see tests/conftest.py
+
 ROOT = Path(__file__).resolve().parents[1]
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 # The default example budget (100 runs of up to 50 steps), without shrinking what is found.
