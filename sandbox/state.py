@@ -37,6 +37,7 @@ import decimal
 import enum
 import types
 import typing
+from collections.abc import Sequence
 from itertools import chain as _chain
 from itertools import islice as _islice
 from typing import Any, ClassVar, SupportsIndex
@@ -812,6 +813,16 @@ def plain(value: Any) -> Any:
         if isinstance(value, base):
             return base(value)
     return repr(value)
+
+
+def plain_fields(model: StateModel, names: Sequence[str]) -> dict[str, Any]:
+    """`plain(model)` restricted to the top-level fields `names`: the same values under those keys (the
+    same serializer, told to include only them), without serializing the other fields."""
+    kind = type(model)
+    known = getattr(kind, SERIALIZER_ATTRIBUTE, None)
+    serializer = known[1] if known is not None and known[0] is kind else serializer_of(kind, _idle_wrapper)
+    dumped: dict[str, Any] = serializer.to_python(model, mode="json", include=set(names))
+    return dumped
 
 
 def _idle_wrapper(model: type, function: Any) -> bool:

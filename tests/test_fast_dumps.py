@@ -14,9 +14,9 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field, computed_field, field_serializer
 
-from sandbox import World
+from sandbox import App, World
 from sandbox.dumps import serializer_of
-from sandbox.state import StateModel, TrackedDict, TrackedList, _idle_wrapper, plain
+from sandbox.state import StateModel, TrackedDict, TrackedList, _idle_wrapper, plain, plain_fields
 from scenarios.registry import FAMILIES, family
 
 
@@ -244,3 +244,37 @@ def test_every_scenario_state_dumps_as_its_serializer_does(name: str) -> None:
         dumped = app.dump()
         assert dumped == state.model_dump(mode="json")
         assert json.dumps(dumped) == json.dumps(state.model_dump(mode="json"))
+
+
+class RootApp(App[Root]):
+    """An app whose state is a `Root`, to dump part of it as `App.dump(fields)` does."""
+
+
+def _restricted(whole: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    return {name: whole[name] for name in names if name in whole}
+
+
+@settings(max_examples=100, deadline=None)
+@given(root=_roots, order=st.permutations(list(Root.model_fields)), count=st.integers(0, len(Root.model_fields)),
+       sparse=st.builds(Sparse, text=_texts, when=st.none() | _texts),
+       hidden=st.builds(Hidden, visible=st.integers(), queued=st.lists(st.integers(), max_size=3)),
+       tagged=st.builds(Tagged, tags=st.sets(_texts, max_size=3)))
+def test_dumping_some_fields_gives_what_the_whole_dump_holds_under_them(
+        root: Root, order: list[str], count: int, sparse: Sparse, hidden: Hidden, tagged: Tagged) -> None:
+    """`App.dump(fields)` (through `plain_fields`) serializes only the fields named, in their order, as the
+    whole dump does: tops whose wrapper omits a None, leaves out an internal field or sorts a set too."""
+    names = order[:count]
+    assert json.dumps(RootApp(root).dump(names)) == json.dumps(_restricted(plain(root), names))
+    for top in (sparse, hidden, tagged):
+        every = list(reversed(type(top).model_fields))
+        assert json.dumps(_restricted(plain_fields(top, every), every)) == json.dumps(_restricted(plain(top), every))
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_every_scenario_app_dumps_any_of_its_fields_as_its_whole_dump_holds_them(name: str) -> None:
+    world: World = family(name).build_world()
+    for app in world.apps.values():
+        whole, fields = app.dump(), list(reversed(type(app._state).model_fields))
+        assert json.dumps(app.dump(fields)) == json.dumps(_restricted(whole, fields))
+        for field in fields:
+            assert app.dump([field]) == _restricted(whole, [field])

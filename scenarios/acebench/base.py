@@ -60,9 +60,8 @@ class AceApp(App[S]):
         return {}
 
     def saved_state(self) -> dict[str, Any]:
-        """The attributes ACEBench saves as this class's end state, JSON-ready."""
-        data = self.dump()
-        return {name: data[name] for name in self.saved_attributes}
+        """The attributes ACEBench saves as this class's end state, JSON-ready (only they are dumped)."""
+        return self.dump(self.saved_attributes)
 
     def refused(self, result: Any) -> bool:
         """ACEBench's tools refuse in their result: `status` False (or "error"), or a refusal text."""
