@@ -17,7 +17,6 @@ faster). The machine load is printed with them.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -32,7 +31,7 @@ from rich.console import Console
 from rich.table import Table
 
 from scenarios.banking.family import load_tasks
-from tests.fake_chat import Response, completion, serve
+from tests.fake_chat import Response, say, serve
 from toolworlds.llm import SdkClients
 from toolworlds.runner import AgentSpec, run_one
 
@@ -68,7 +67,7 @@ WAYS = {"before": Before, "shared client, create": SharedThroughCreate, "ours": 
 
 
 def done(body: dict[str, Any]) -> Response:
-    return Response(json.dumps(completion({"role": "assistant", "content": "Done."}, body["model"])).encode())
+    return say("Done.")
 
 
 def one_round(spec: AgentSpec, tasks: list[Any], way: str) -> tuple[float, float]:

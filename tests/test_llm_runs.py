@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from scenarios.banking.family import load_tasks
 from scenarios.datasets import dataset_dir
 from scenarios.registry import family
-from tests.fake_chat import Response, completion, serve
+from tests.fake_chat import Response, completion, say, serve
 from toolworlds.agents import ChatMessage, Turn, tools_for
 from toolworlds.cli import app
 from toolworlds.episodes import run_episode
@@ -198,7 +198,7 @@ def test_the_user_simulator_can_be_another_model_and_its_turns_are_stored(tmp_pa
 
 
 def done(body: dict[str, Any]) -> Response:
-    return Response(json.dumps(completion({"role": "assistant", "content": "Done."}, body["model"])).encode())
+    return say("Done.")
 
 
 @pytest.mark.parametrize("workers", [1, 2])

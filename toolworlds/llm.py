@@ -113,11 +113,8 @@ class ChatClient:
         except ImportError as exc:  # pragma: no cover - exercised only without the extra
             raise RuntimeError('LLM agents need the openai package: pip install "toolworlds[llm]"') from exc
         if self._client is None:  # found or made once: an SDK client holds its own connection pool
-            if self.clients is not None:
-                self._client = self.clients.client(self.base_url, self.api_key, self.timeout, self.retries)
-            else:
-                self._client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.timeout,
-                                             max_retries=self.retries)
+            clients = self.clients if self.clients is not None else SdkClients()  # without a worker's: its own
+            self._client = clients.client(self.base_url, self.api_key, self.timeout, self.retries)
         options: dict[str, Any] = {"model": self.model, "messages": messages}
         if tools:
             options["tools"] = list(tools)
