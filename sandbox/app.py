@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from .journal import CLAIM_TOP, Journal, active_journal
-from .state import WITH_INTERNAL, Generation, StateModel, own, own_fields, plain, plain_fields
+from .state import WITH_INTERNAL, Generation, StateModel, claim_on_read, own, own_fields, plain, plain_fields, settle
 from .tools import ToolSpec, tool_spec_of
 
 if TYPE_CHECKING:
@@ -36,13 +36,13 @@ _new = object.__new__
 
 # What `App._shared` says of the state object (anything but OWNED makes the first write act):
 OWNED = False  # this app's own, top and fields
-SHARED = True  # reachable from a fork or snapshot; the first writing call copies its top and releases
-# what it copied for nothing when it ends (`Journal.release`)
+SHARED = True  # reachable from a fork or snapshot; the first writing call copies its top, claims its fields
+# as it reads them (`claim_on_read`) and releases what it copied for nothing when it ends (`Journal.release`)
 SHARED_AGAIN = 2  # shared again by such a release, or by a restore: the next first write keeps its
 # copies, so a state read by every call but never written is not copied and given back on every
 # call, and a reset loop (restore, then calls) does not pay for a release it has no use for: a
 # restored world replaces its own state, where giving back saves memory only across live forks
-FIELDS_SHARED = 3  # the top is this app's own, some of its fields were given back shared
+FIELDS_SHARED = 3  # the top is this app's own, some of its fields were given back shared or never claimed
 
 
 class App(Generic[S]):
@@ -119,7 +119,15 @@ class App(Generic[S]):
         return self._state
 
     def _take(self, journal: Journal | None) -> None:
-        """Make the state this app's own before a possible write (see `App._shared`'s values)."""
+        """Make the state this app's own before a possible write (see `App._shared`'s values).
+
+        The first writing call after a fork or snapshot copies only the top: its nested fields are
+        claimed as the call reads them (`claim_on_read`), since a call reads one or two of a state's
+        collections, and each field claimed is one to compare and give back at the call's end
+        (`Journal.release`, which also puts the top's class back: `_released`). Every other take
+        claims every field now: after a restore or a release, a copy no longer costs a release, so
+        claiming on read would cost more than the copies it saves; outside a call, no journal would
+        put the class back."""
         shared, original = self._shared, self._state
         claims = None
         if journal is not None:
@@ -129,6 +137,12 @@ class App(Generic[S]):
         if shared == FIELDS_SHARED:
             own_fields(original, claims)
             mine = original
+        elif shared is SHARED and claims is not None and type(original)._nested_fields:
+            generation = Generation()
+            generation.claims = claims
+            mine = own(original, generation, fields=False)  # type: ignore[assignment]
+            _set(self, "_state", mine)
+            claim_on_read(mine)
         else:
             mine = own(original, Generation(), claims)  # type: ignore[assignment]
             _set(self, "_state", mine)
@@ -137,15 +151,17 @@ class App(Generic[S]):
             claims.append((CLAIM_TOP, self, None, mine, original))
 
     def _released(self, mine: S, original: S | None) -> None:
-        """A call's release (`Journal.release`) gave back the shared `original` of the top copy `mine`,
-        or (None) some of its fields."""
+        """A call's release (`Journal.release`) settled the top copy `mine`: gave back its shared
+        `original`, or (None) some of its fields, or (`mine`) nothing. A top that claims its fields
+        on read (`claim_on_read`) gets its class back, and the fields it did not claim stay shared."""
+        whole = settle(mine)
         if self._state is not mine or self._shared is not OWNED:
             return  # shared meanwhile (a snapshot or fork inside the call): the next write copies anyway
-        if original is None:
-            _set(self, "_shared", FIELDS_SHARED)
-        else:
+        if original is not None and original is not mine:
             _set(self, "_state", original)
             _set(self, "_shared", SHARED_AGAIN)
+        elif original is None or not whole:
+            _set(self, "_shared", FIELDS_SHARED)
 
     @property
     def world(self) -> World:

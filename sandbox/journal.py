@@ -16,6 +16,8 @@ every copy it made that it never changed is swapped back for the shared original
 world keeps only the copies it needed (a call that reads two contacts to send a message
 keeps neither). A copy changed in place is named by the journal's entries; every other is
 compared with its original, item by item, so a write that went past the journal is kept too.
+The release also ends that call's claiming on read (`App._released`): each top copy it took
+gets its own class back.
 """
 
 from __future__ import annotations
@@ -226,8 +228,8 @@ class Journal:
         for _, app, _, mine, original in tops:
             if mine is not original and id(mine) not in differ and not _differs(mine, original, differ):
                 app._released(mine, original)
-            elif id(mine) in opened:
-                app._released(mine, None)
+            else:
+                app._released(mine, None if id(mine) in opened else mine)
 
 
 def _differs(mine: Any, original: Any, differ: set[int]) -> bool:

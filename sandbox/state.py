@@ -27,10 +27,14 @@ object put in two places is two objects once a fork has copied either path.
 Copies made in the first writing call after a fork or snapshot are recorded as
 claims in the call's journal (`_note_claim`); the ones the call did not change are given
 back when it ends (`Journal.release`), so a world keeps copies only of what it changed.
+That call does not claim the top's fields up front either (`claim_on_read`): each is claimed
+when the call first reads it, so one that reads two of five collections copies, compares and
+gives back two. During it, `vars()` and `__dict__` of the top may show fields still shared.
 """
 
 from __future__ import annotations
 
+import abc
 import copy
 import datetime as _dt
 import decimal
@@ -52,9 +56,15 @@ OWNER = "_tw_owner"
 
 
 class Generation:
-    """The token of one app state's right to change objects in place (see the module docstring)."""
+    """The token of one app state's right to change objects in place (see the module docstring).
 
-    __slots__ = ()
+    A generation made for a call that claims its top's fields on read holds that call's claims
+    (`claims`, set by `App._take`, cleared when the call is settled): a field claimed while another
+    call runs inside it is still that call's to give back."""
+
+    __slots__ = ("claims",)
+
+    claims: list[Any] | None
 
 
 def _owner(obj: Any) -> Any:
@@ -460,19 +470,22 @@ def _claimed(value: Any, owner: Any) -> Any:
     return new
 
 
-def own(model: StateModel, owner: Any, claims: list[Any] | None = None) -> StateModel:
+def own(model: StateModel, owner: Any, claims: list[Any] | None = None, fields: bool = True) -> StateModel:
     """A shallow copy of `model` that generation `owner` may change in place: the model and
     the models and containers in its fields are copied, the items inside those containers
     are not (the containers copy them one by one as they hand them out). For an app's top
     model (`App._take`), the field copies are recorded in `claims` (the call's, see
-    `Journal.release`), the top's by the caller."""
+    `Journal.release`), the top's by the caller.
+
+    Without `fields`, the copy's fields hold the very objects `model`'s do: each must be claimed
+    before anything changes it (`claim_on_read`)."""
     kind = type(model)
     new = _new_object(kind)
-    fields = model.__dict__.copy()
+    values = model.__dict__.copy()
     nested = kind._nested_fields
-    if nested:
-        _claim_fields(new, fields, nested, owner, claims)
-    _set_dict(new, fields)
+    if nested and fields:
+        _claim_fields(new, values, nested, owner, claims)
+    _set_dict(new, values)
     # Shared: a fields set is never changed in place (`__setattr__` and undo replace it).
     _set_fields_set(new, model.__pydantic_fields_set__)
     extra = model.__pydantic_extra__
@@ -481,6 +494,139 @@ def own(model: StateModel, owner: Any, claims: list[Any] | None = None) -> State
     _set_private(new, None if private is None else copy.copy(private))
     _set_owner(new, owner)
     return new
+
+
+def claim_on_read(model: StateModel) -> None:
+    """Make `model`, an app's top state model taken for a call (`App._take`), claim each nested field
+    for its own generation when the call first reads it, rather than all of them now.
+
+    A call reads one or two of a state's collections; claiming the others (and, after a fork, giving
+    them back unchanged when the call ends) was most of the cost of a first write. For the call, the
+    model's class becomes a twin of its own with a claiming data descriptor per field still to claim
+    (`_ClaimOnRead`); each claim moves it to the twin without that field, so a field once claimed is
+    read as any field is, and the model is of its own class again when none is left. `settle` puts
+    the class back when the call ends."""
+    kind = type(model)
+    kind = kind._tw_real or kind  # a copy of a top shared while it claimed on read (a snapshot inside a call)
+    twins = kind.__dict__.get(_TWINS)
+    _set_class(model, (twins or _twins_of(kind))[kind._nested_fields])
+
+
+def settle(model: StateModel) -> bool:
+    """Give `model` its own class back after `claim_on_read`, and its generation no claims to record;
+    whether the call claimed every field."""
+    owner = getattr(model, OWNER, None)
+    if type(owner) is Generation:
+        owner.claims = None
+    real = type(model)._tw_real
+    if real is None:
+        return True
+    _set_class(model, real)
+    return False
+
+
+class _ClaimOnRead:
+    """The data descriptor of a field still to claim in a top state model's twin (`claim_on_read`):
+    reading it hands out the generation's own copy, made then and recorded as a claim of the call
+    (`Journal.release`) as `_claim_fields` does for all of them at once, and moves the model on to
+    the twin without this field (`after`)."""
+
+    __slots__ = ("after", "name", "real", "rest")
+
+    def __init__(self, real: type[StateModel], name: str, rest: tuple[str, ...]) -> None:
+        self.real = real
+        self.name = name
+        self.rest = rest  # the fields still to claim once this one is
+        self.after: type[StateModel] | None = None  # the twin for `rest`, found on the first claim
+
+    def __get__(self, model: Any, kind: Any = None) -> Any:
+        if model is None:
+            return self
+        fields = model.__dict__
+        name = self.name
+        try:
+            value = fields[name]
+        except KeyError:
+            raise AttributeError(f"{type(model).__name__!r} object has no attribute {name!r}") from None
+        if type(value) not in ATOMIC_TYPES:
+            owner = getattr(model, OWNER, None)
+            if getattr(value, OWNER, None) is not owner:
+                mine = _claimed(value, owner)
+                if mine is not value:
+                    fields[name] = mine
+                    claims = getattr(owner, "claims", None)
+                    if claims is not None:
+                        claims.append((CLAIM_FIELD, model, name, mine, value))
+                value = mine
+        after = self.after
+        if after is None:
+            after = self.after = self.real.__dict__[_TWINS][self.rest]
+        _set_class(model, after)
+        return value
+
+    def __set__(self, model: Any, value: Any) -> None:
+        StateModel.__setattr__(model, self.name, value)
+
+
+class _Twins(dict[tuple[str, ...], type]):  # of `StateModel` classes
+    """A model class's twins (`claim_on_read`), by the fields each has still to claim: made when first
+    asked for; for no field left, the class itself."""
+
+    __slots__ = ("real",)
+
+    def __init__(self, real: type[StateModel]) -> None:
+        super().__init__()
+        self.real = real
+
+    def __missing__(self, pending: tuple[str, ...]) -> type[StateModel]:
+        twin = self[pending] = _twin(self.real, pending) if pending else self.real
+        return twin
+
+
+def _twins_of(kind: type[StateModel]) -> _Twins:
+    twins = _Twins(kind)
+    type.__setattr__(kind, _TWINS, twins)
+    return twins
+
+
+def _twin(real: type[StateModel], pending: tuple[str, ...]) -> type[StateModel]:
+    """`real` with a claiming descriptor for each of the fields `pending` and nothing else of its own,
+    so that an instance can move between the two. It is made without pydantic's class machinery (the
+    model is the same); it passes for `real` where that shows: its name, `==` (pydantic compares
+    generic origins), dumps, copies (of `real`), and `iter()`, which claims every field, since it
+    hands them all out."""
+
+    def claim_all(model: Any) -> Any:
+        owner = getattr(model, OWNER, None)
+        _claim_fields(model, model.__dict__, pending, owner, getattr(owner, "claims", None))
+        _set_class(model, real)
+        return BaseModel.__iter__(model)
+
+    def copy_of(model: Any) -> Any:
+        copied = real.__copy__(model)
+        _set_class(copied, real)
+        return copied
+
+    def deep_copy_of(model: Any, memo: dict[int, Any] | None = None) -> Any:
+        copied = real.__deepcopy__(model, memo)
+        _set_class(copied, real)
+        return copied
+
+    namespace: dict[str, Any] = {
+        name: _ClaimOnRead(real, name, tuple(other for other in pending if other != name)) for name in pending
+    }
+    namespace.update(
+        __slots__=(), __module__=real.__module__, __qualname__=real.__qualname__, __doc__=real.__doc__,
+        _tw_real=real, __iter__=claim_all, __copy__=copy_of, __deepcopy__=deep_copy_of,
+        __pydantic_generic_metadata__={**real.__pydantic_generic_metadata__, "origin": real},
+    )
+    # `ABCMeta.__new__` (pydantic's metaclass is one) gives the twin its own ABC caches; pydantic's own is skipped.
+    twin = abc.ABCMeta.__new__(type(real), real.__name__, (real,), namespace)
+    return twin
+
+
+_TWINS = "_tw_twins"  # the class attribute, in a model class's own namespace, holding its `_Twins`
+_set_class = object.__dict__["__class__"].__set__
 
 
 def _claim_fields(model: StateModel, fields: dict[str, Any], nested: tuple[str, ...], owner: Any,
@@ -608,6 +754,8 @@ class StateModel(BaseModel):
     # its dumps either, and two worlds that differ only in such input are in the same state.
     # `model_dump(context=WITH_INTERNAL)` keeps them (what `App.load` needs).
     internal_fields: ClassVar[frozenset[str]] = frozenset()
+    # The model class a claiming twin (`claim_on_read`) stands for; None in every model class itself.
+    _tw_real: ClassVar[type[StateModel] | None] = None
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -750,7 +898,7 @@ def clone(value: Any) -> Any:
 
 
 def _clone_model(value: StateModel, kind: type[StateModel]) -> StateModel:
-    new = object.__new__(kind)
+    new = object.__new__(kind._tw_real or kind)
     setter = object.__setattr__
     setter(new, "__dict__", {
         k: v if type(v) in ATOMIC_TYPES else clone(v) for k, v in value.__dict__.items()

@@ -1,0 +1,244 @@
+"""The first writing call after a fork claims a top state's fields as it reads them.
+
+Its top copy takes, for the call, a twin class whose descriptors claim; these tests hold the
+call to copying only what it reads, to the twin passing for the model's own class inside the
+call, and to every way the call can end (a kept write, a rollback, a snapshot taken inside it)
+leaving worlds that never see each other's writes and models of their own class."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from sandbox import App, StateModel, ToolError, World, tool
+from sandbox.app import FIELDS_SHARED, OWNED, SHARED_AGAIN
+from sandbox.state import plain
+
+
+class Entry(StateModel):
+    text: str
+    tags: list[str] = []
+
+
+class ShelfState(StateModel):
+    books: dict[str, Entry] = {}
+    loans: list[str] = []
+    notes: dict[str, list[int]] = {}
+    owner: Entry | None = None
+    count: int = 0
+
+
+class Shelf(App[ShelfState]):
+    """A shelf whose tools read one field each, and a probe that looks at the state inside a call."""
+
+    def __init__(self, probe: Callable[[Shelf], Any] | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.probe = probe
+
+    @tool
+    def lend(self, key: str) -> int:
+        """Lend a book.
+
+        Args:
+            key: The book.
+        """
+        self.state.loans.append(key)
+        return len(self.state.loans)
+
+    @tool
+    def tag(self, key: str, tag: str) -> None:
+        """Tag a book.
+
+        Args:
+            key: The book.
+            tag: The tag.
+        """
+        self.state.books[key].tags.append(tag)
+
+    @tool
+    def tag_then_fail(self, key: str) -> None:
+        """Tag a book, then fail (the call is undone).
+
+        Args:
+            key: The book.
+        """
+        self.state.books[key].tags.append("lost")
+        raise ToolError("refused")
+
+    @tool
+    def replace_notes(self) -> None:
+        """Replace the notes without reading them first."""
+        self.state.notes = {"fresh": [1]}
+
+    @tool
+    def look(self) -> Any:
+        """Run the probe inside a writing call, then count."""
+        assert self.probe is not None
+        seen = self.probe(self)
+        self.state.count += 1
+        return seen
+
+
+def _world(probe: Callable[[Shelf], Any] | None = None) -> World:
+    state = ShelfState(books={"a": Entry(text="A"), "b": Entry(text="B", tags=["x"])}, loans=["b"],
+                       notes={"n": [1, 2]}, owner=Entry(text="me"))
+    return World([Shelf(probe, state=state)])
+
+
+def _raw(state: StateModel) -> dict[str, Any]:
+    return dict(state.__dict__)
+
+
+def test_a_first_call_after_a_fork_copies_only_the_fields_it_reads() -> None:
+    world = _world()
+    parent = _raw(world.app(Shelf)._state)
+    fork = world.fork()
+    assert fork.call("lend", {"key": "a"}).result == 2
+    app = fork.app(Shelf)
+    child = _raw(app._state)
+    assert child["loans"] is not parent["loans"] and list(child["loans"]) == ["b", "a"]
+    assert [name for name in ("books", "notes", "owner") if child[name] is parent[name]] == ["books", "notes", "owner"]
+    assert type(app._state) is ShelfState and app._shared == FIELDS_SHARED
+    # The next writing call claims what was left shared, once, and writes to its own copies.
+    assert fork.call("tag", {"key": "b", "tag": "y"}).ok
+    assert app._shared is OWNED and type(app._state) is ShelfState
+    assert world.state()["Shelf"]["books"]["b"]["tags"] == ["x"]
+    assert world.state()["Shelf"]["loans"] == ["b"]
+    assert fork.state()["Shelf"]["books"]["b"]["tags"] == ["x", "y"]
+
+
+def test_inside_the_call_the_fields_not_read_yet_are_still_shared() -> None:
+    def probe(app: Shelf) -> Any:
+        raw = _raw(app.state)
+        before = {name: raw[name] is parent[name] for name in ("books", "loans", "notes", "owner")}
+        app.state.notes["n"].append(3)
+        raw = _raw(app.state)
+        return before, {name: raw[name] is parent[name] for name in ("books", "loans", "notes", "owner")}
+
+    world = _world(probe)
+    parent = _raw(world.app(Shelf)._state)
+    before, after = world.fork().call("look").result
+    assert before == {"books": True, "loans": True, "notes": True, "owner": True}
+    assert after == {"books": True, "loans": True, "notes": False, "owner": True}
+    assert world.state()["Shelf"]["notes"] == {"n": [1, 2]}
+
+
+def test_inside_the_call_the_top_passes_for_its_own_class() -> None:
+    reference = _world().state()["Shelf"]
+
+    def probe(app: Shelf) -> Any:
+        state = app.state
+        twin = type(state)
+        same = ShelfState.model_validate(reference)
+        deep, shallow = copy.deepcopy(state), copy.copy(state)
+        seen = {
+            "twin": twin is not ShelfState and isinstance(state, ShelfState) and twin.__name__ == "ShelfState",
+            "equal": state == same and same == state and state != ShelfState(),
+            "dump": state.model_dump(mode="json") == reference and plain(state) == reference,
+            "repr": repr(state).startswith("ShelfState(") and repr(state) == repr(same),
+            "copies": (type(deep) is ShelfState and deep == same and type(shallow) is ShelfState
+                       and type(state.model_copy(deep=True)) is ShelfState),
+        }
+        # `dict(state)` hands out every field: each is claimed first, and the top is of its own class again.
+        fields = dict(state)
+        seen["iter"] = type(state) is ShelfState and all(fields[name] is not parent[name] for name in parent
+                                                         if name != "count")
+        return seen
+
+    world = _world(probe)
+    parent = _raw(world.app(Shelf)._state)
+    seen = world.fork().call("look").result
+    assert seen == {"twin": True, "equal": True, "dump": True, "repr": True, "copies": True, "iter": True}
+    assert world.state()["Shelf"] == reference
+
+
+def test_a_failed_first_call_keeps_nothing_and_leaves_the_class() -> None:
+    world = _world()
+    fork = world.fork()
+    assert not fork.call("tag_then_fail", {"key": "a"}).ok
+    app = fork.app(Shelf)
+    assert app._state is world.app(Shelf)._state and type(app._state) is ShelfState
+    assert app._shared == SHARED_AGAIN
+    assert fork.state() == world.state()
+    assert fork.call("tag", {"key": "a", "tag": "t"}).ok
+    assert world.state()["Shelf"]["books"]["a"]["tags"] == []
+
+
+def test_a_field_replaced_before_it_is_read_is_kept() -> None:
+    world = _world()
+    fork = world.fork()
+    assert fork.call("replace_notes").ok
+    assert fork.state()["Shelf"]["notes"] == {"fresh": [1]}
+    assert world.state()["Shelf"]["notes"] == {"n": [1, 2]}
+    assert fork.call("lend", {"key": "x"}).ok and fork.state()["Shelf"]["notes"] == {"fresh": [1]}
+
+
+def test_a_snapshot_taken_inside_the_call_is_restored_as_it_was() -> None:
+    snapshots = []
+
+    def probe(app: Shelf) -> Any:
+        app.state.books["a"].tags.append("before")
+        snapshots.append(app.world.snapshot())
+        app.state.loans.append("after")
+        return None
+
+    world = _world(probe)
+    fork = world.fork()
+    assert fork.call("look").ok
+    assert fork.state()["Shelf"]["loans"] == ["b", "after"]
+    fork.restore(snapshots[0])
+    shelf = fork.app(Shelf)
+    assert type(shelf._state) is ShelfState
+    assert fork.state()["Shelf"]["books"]["a"]["tags"] == ["before"]
+    assert fork.state()["Shelf"]["loans"] == ["b"] and fork.state()["Shelf"]["count"] == 0
+    assert fork.call("tag", {"key": "b", "tag": "z"}).ok and fork.call("lend", {"key": "c"}).ok
+    assert type(shelf._state) is ShelfState
+    assert world.state() == _world().state()
+
+
+def test_a_fork_of_a_fork_taken_inside_a_call_is_independent() -> None:
+    forks: list[World] = []
+
+    def probe(app: Shelf) -> Any:
+        app.state.loans.append("mine")
+        forks.append(app.world.fork())
+        return None
+
+    world = _world(probe)
+    first = world.fork()
+    assert first.call("look").ok
+    second = forks[0]
+    assert second.call("tag", {"key": "a", "tag": "second"}).ok
+    assert second.call("lend", {"key": "z"}).ok
+    assert type(second.app(Shelf)._state) is ShelfState
+    assert first.state()["Shelf"]["books"]["a"]["tags"] == []
+    assert first.state()["Shelf"]["loans"] == ["b", "mine"]
+    assert second.state()["Shelf"]["loans"] == ["b", "mine", "z"]
+    assert world.state() == _world().state()
+
+
+class Reader(App[ShelfState]):
+    """A second app whose tool reads the shelf's loans, for a call made inside a shelf's call."""
+
+    @tool
+    def count_loans(self) -> int:
+        """Count the shelf's loans, and note the count in this app's own state."""
+        self.state.count += 1
+        return len(self.world.app(Shelf).state.loans)
+
+
+def test_a_field_claimed_by_a_call_made_inside_the_call_is_still_the_outer_calls() -> None:
+    def probe(app: Shelf) -> Any:
+        assert app.state.count == 0  # the shelf's call takes its top first, then the inner call reads a field
+        inner = app.world.call("count_loans")
+        app.state.loans.append("outer")
+        return inner.result
+
+    state = ShelfState(loans=["b"])
+    world = World([Shelf(probe, state=state), Reader()])
+    fork = world.fork()
+    assert fork.call("look").result == 1
+    assert fork.state()["Shelf"]["loans"] == ["b", "outer"]
+    assert world.state()["Shelf"]["loans"] == ["b"]
+    assert type(fork.app(Shelf)._state) is ShelfState
