@@ -593,8 +593,8 @@ def _twin(real: type[StateModel], pending: tuple[str, ...]) -> type[StateModel]:
     """`real` with a claiming descriptor for each of the fields `pending` and nothing else of its own,
     so that an instance can move between the two. It is made without pydantic's class machinery (the
     model is the same); it passes for `real` where that shows: its name, `==` (pydantic compares
-    generic origins), dumps, copies (of `real`), and `iter()`, which claims every field, since it
-    hands them all out."""
+    generic origins), dumps, copies and pickles (of `real`), and `iter()`, which claims every field,
+    since it hands them all out."""
 
     def claim_all(model: Any) -> Any:
         owner = getattr(model, OWNER, None)
@@ -612,17 +612,27 @@ def _twin(real: type[StateModel], pending: tuple[str, ...]) -> type[StateModel]:
         _set_class(copied, real)
         return copied
 
+    def reduced(model: Any, protocol: SupportsIndex) -> Any:
+        return _unpickled, (real, model.__getstate__())  # as `real`, which pickle finds by its name
+
     namespace: dict[str, Any] = {
         name: _ClaimOnRead(real, name, tuple(other for other in pending if other != name)) for name in pending
     }
     namespace.update(
         __slots__=(), __module__=real.__module__, __qualname__=real.__qualname__, __doc__=real.__doc__,
-        _tw_real=real, __iter__=claim_all, __copy__=copy_of, __deepcopy__=deep_copy_of,
+        _tw_real=real, __iter__=claim_all, __copy__=copy_of, __deepcopy__=deep_copy_of, __reduce_ex__=reduced,
         __pydantic_generic_metadata__={**real.__pydantic_generic_metadata__, "origin": real},
     )
     # `ABCMeta.__new__` (pydantic's metaclass is one) gives the twin its own ABC caches; pydantic's own is skipped.
     twin = abc.ABCMeta.__new__(type(real), real.__name__, (real,), namespace)
     return twin
+
+
+def _unpickled(kind: type[StateModel], state: Any) -> StateModel:
+    """A model pickled while it claimed on read (`_twin`), as one of its own class."""
+    model = kind.__new__(kind)
+    model.__setstate__(state)
+    return model
 
 
 _TWINS = "_tw_twins"  # the class attribute, in a model class's own namespace, holding its `_Twins`

@@ -8,6 +8,7 @@ leaving worlds that never see each other's writes and models of their own class.
 from __future__ import annotations
 
 import copy
+import pickle
 from collections.abc import Callable
 from typing import Any
 
@@ -139,6 +140,7 @@ def test_inside_the_call_the_top_passes_for_its_own_class() -> None:
             "repr": repr(state).startswith("ShelfState(") and repr(state) == repr(same),
             "copies": (type(deep) is ShelfState and deep == same and type(shallow) is ShelfState
                        and type(state.model_copy(deep=True)) is ShelfState),
+            "pickle": type(pickled := pickle.loads(pickle.dumps(state))) is ShelfState and pickled == same,
         }
         # `dict(state)` hands out every field: each is claimed first, and the top is of its own class again.
         fields = dict(state)
@@ -149,7 +151,8 @@ def test_inside_the_call_the_top_passes_for_its_own_class() -> None:
     world = _world(probe)
     parent = _raw(world.app(Shelf)._state)
     seen = world.fork().call("look").result
-    assert seen == {"twin": True, "equal": True, "dump": True, "repr": True, "copies": True, "iter": True}
+    assert seen == {"twin": True, "equal": True, "dump": True, "repr": True, "copies": True, "pickle": True,
+                    "iter": True}
     assert world.state()["Shelf"] == reference
 
 
