@@ -137,7 +137,7 @@ class App(Generic[S]):
         if shared == FIELDS_SHARED:
             own_fields(original, claims)
             mine = original
-        elif shared is SHARED and claims is not None and type(original)._nested_fields:
+        elif shared is SHARED and claims is not None and type(original)._claims_on_read:
             generation = Generation()
             generation.claims = claims
             mine = own(original, generation, fields=False)  # type: ignore[assignment]
@@ -151,9 +151,9 @@ class App(Generic[S]):
             claims.append((CLAIM_TOP, self, None, mine, original))
 
     def _released(self, mine: S, original: S | None) -> None:
-        """A call's release (`Journal.release`) settled the top copy `mine`: gave back its shared
-        `original`, or (None) some of its fields, or (`mine`) nothing. A top that claims its fields
-        on read (`claim_on_read`) gets its class back, and the fields it did not claim stay shared."""
+        """A call's release (`Journal.release`) gave back the shared `original` of the top copy `mine`, or
+        (None) some of its fields, or (`mine`) nothing though `mine` still claims fields on read. A top
+        claiming on read (`claim_on_read`) gets its class back; the fields it did not claim stay shared."""
         whole = settle(mine)
         if self._state is not mine or self._shared is not OWNED:
             return  # shared meanwhile (a snapshot or fork inside the call): the next write copies anyway

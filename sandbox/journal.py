@@ -228,8 +228,12 @@ class Journal:
         for _, app, _, mine, original in tops:
             if mine is not original and id(mine) not in differ and not _differs(mine, original, differ):
                 app._released(mine, original)
-            else:
-                app._released(mine, None if id(mine) in opened else mine)
+            elif id(mine) in opened:
+                app._released(mine, None)
+            elif type(mine)._tw_real is not None:  # still claiming on read (`claim_on_read`): some fields unread
+                app._released(mine, mine)
+        # A top claiming on read holds this list in its generation; emptied, it keeps no copy alive.
+        claims.clear()
 
 
 def _differs(mine: Any, original: Any, differ: set[int]) -> bool:
