@@ -14,7 +14,7 @@ from typing import Any
 
 from sandbox import App, StateModel, ToolError, World, tool
 from sandbox.app import FIELDS_SHARED, OWNED, SHARED_AGAIN
-from sandbox.state import plain
+from sandbox.state import CLAIM_ON_READ_FROM, plain
 
 
 class Entry(StateModel):
@@ -245,3 +245,38 @@ def test_a_field_claimed_by_a_call_made_inside_the_call_is_still_the_outer_calls
     assert fork.state()["Shelf"]["loans"] == ["b", "outer"]
     assert world.state()["Shelf"]["loans"] == ["b"]
     assert type(fork.app(Shelf)._state) is ShelfState
+
+
+class PairState(StateModel):
+    items: list[str] = []
+    names: dict[str, str] = {}
+
+
+class Pair(App[PairState]):
+    """A state with too few nested fields to claim them on read."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.parents = dict(self._state.__dict__)  # the objects a fork's state shares before any call
+
+    @tool
+    def add(self, item: str) -> Any:
+        """Add an item, reporting what the call saw of its state first.
+
+        Args:
+            item: The item.
+        """
+        raw = _raw(self.state)
+        shared = sorted(name for name in ("items", "names") if raw[name] is self.parents[name])
+        self.state.items.append(item)
+        return type(self.state) is PairState, shared
+
+
+def test_a_top_with_few_nested_fields_claims_them_all_up_front() -> None:
+    assert len(PairState._nested_fields) < CLAIM_ON_READ_FROM <= len(ShelfState._nested_fields)
+    world = World([Pair(state=PairState(items=["a"], names={"a": "A"}))])
+    parents = world.app(Pair).parents
+    fork = world.fork()
+    assert fork.call("add", {"item": "b"}).result == [True, []]
+    assert world.state()["Pair"]["items"] == ["a"] and fork.state()["Pair"]["items"] == ["a", "b"]
+    assert _raw(fork.app(Pair)._state)["names"] is parents["names"]  # given back by the release
