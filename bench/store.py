@@ -36,7 +36,7 @@ from toolworlds.store import CallRow, EpisodeRow, RunStore
 
 
 def rows(outcome: Outcome) -> tuple[EpisodeRow, list[CallRow]]:
-    episode = EpisodeRow(run_id="bench", finished_at=dt.datetime.now(dt.timezone.utc), **outcome.episode)
+    episode = EpisodeRow(run_id="bench", finished_at=dt.datetime.now(dt.UTC), **outcome.episode)
     return episode, [CallRow(episode_id=0, **call) for call in outcome.calls]
 
 

@@ -12,7 +12,7 @@ from toolworlds.store import CallRow, EpisodeRow, RunStore
 def episode(task_id: str, success: bool) -> EpisodeRow:
     return EpisodeRow(run_id="r", task_set="banking/en", task_id=task_id, category="c", success=success,
                       state_fraction=1.0, process=1.0, steps=1, calls=2, errors=0, finished=True,
-                      finished_at=dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc))
+                      finished_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC))
 
 
 def calls(tag: str, count: int) -> list[CallRow]:

@@ -215,7 +215,7 @@ def open_run(store: RunStore, run_id: str, config: dict[str, Any], *, agent: str
     differences = config_differences(previous, config)
     limits = [(previous.get("query") or {}).get("limit"), (config.get("query") or {}).get("limit")]
     if not differences and limits[0] != limits[1]:  # the same run over a new sample size: say so, go on
-        resized = [*previous.get("limits", []), {"at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        resized = [*previous.get("limits", []), {"at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                                                  "limit": limits}]
         store.set_config(run_id, {**previous, "query": config.get("query"), "limits": resized})
         return
@@ -223,7 +223,7 @@ def open_run(store: RunStore, run_id: str, config: dict[str, Any], *, agent: str
         return
     if not force:
         raise ConfigMismatch(run_id, differences)
-    forced = [*previous.get("forced", []), {"at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    forced = [*previous.get("forced", []), {"at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                                             "differences": differences}]
     store.set_config(run_id, {**previous, "forced": forced})
 
@@ -446,7 +446,7 @@ def execute_run(
     open_run(store, run_id, run_config(spec, task_sets, query, trials), agent=spec.describe(), force=force)
     pending = pending_tasks(store, run_id, task_sets, retry_failed=retry_failed, trials=trials)
     for outcome in (backend or ProcessBackend(workers)).outcomes(pending, spec):
-        episode = EpisodeRow(run_id=run_id, finished_at=dt.datetime.now(dt.timezone.utc), **outcome.episode)
+        episode = EpisodeRow(run_id=run_id, finished_at=dt.datetime.now(dt.UTC), **outcome.episode)
         store.save_episode(episode, [CallRow(episode_id=0, **call) for call in outcome.calls],
                            [MessageRow(episode_id=0, **message) for message in outcome.messages])
         if on_done is not None:

@@ -148,7 +148,7 @@ class RunStore:
     def start_run(self, run_id: str, agent: str, config: dict[str, Any]) -> None:
         with Session(self.engine) as session:
             if session.get(RunRow, run_id) is None:
-                session.add(RunRow(run_id=run_id, created_at=dt.datetime.now(dt.timezone.utc), agent=agent,
+                session.add(RunRow(run_id=run_id, created_at=dt.datetime.now(dt.UTC), agent=agent,
                                    config=json.dumps(config, sort_keys=True)))
                 session.commit()
 
@@ -208,7 +208,7 @@ class RunStore:
 
     def episodes(self, run_id: str) -> list[EpisodeRow]:
         with Session(self.engine) as session:
-            query = select(EpisodeRow).where(EpisodeRow.run_id == run_id).order_by(EpisodeRow.id)
+            query = select(EpisodeRow).where(EpisodeRow.run_id == run_id).order_by(col(EpisodeRow.id))
             return list(session.exec(query).all())
 
     def episode(self, episode_id: int) -> EpisodeRow | None:
@@ -217,13 +217,13 @@ class RunStore:
 
     def calls(self, episode_id: int) -> list[CallRow]:
         with Session(self.engine) as session:
-            query = select(CallRow).where(CallRow.episode_id == episode_id).order_by(CallRow.seq)
+            query = select(CallRow).where(CallRow.episode_id == episode_id).order_by(col(CallRow.seq))
             return list(session.exec(query).all())
 
     def messages(self, episode_id: int) -> list[MessageRow]:
         """An episode's transcript in order (empty for episodes stored before transcripts were)."""
         with Session(self.engine) as session:
-            query = select(MessageRow).where(MessageRow.episode_id == episode_id).order_by(MessageRow.seq)
+            query = select(MessageRow).where(MessageRow.episode_id == episode_id).order_by(col(MessageRow.seq))
             return list(session.exec(query).all())
 
     def save_scores(self, run_id: str, scores: Sequence[ScoreRow]) -> None:
