@@ -121,13 +121,13 @@ class App(Generic[S]):
     def _take(self, journal: Journal | None) -> None:
         """Make the state this app's own before a possible write (see `App._shared`'s values).
 
-        The first writing call after a fork or snapshot copies only the top: its nested fields are
-        claimed as the call reads them (`claim_on_read`), since a call reads one or two of a state's
-        collections, and each field claimed is one to compare and give back at the call's end
-        (`Journal.release`, which also puts the top's class back: `_released`). Every other take
-        claims every field now: after a restore or a release, a copy no longer costs a release, so
-        claiming on read would cost more than the copies it saves; outside a call, no journal would
-        put the class back."""
+        The first writing call after a fork or snapshot copies only the top of a state with enough
+        nested fields (`CLAIM_ON_READ_FROM`): they are claimed as the call reads them (`claim_on_read`),
+        since a call reads one or two of a state's collections, and each field claimed is one to
+        compare and give back at the call's end (`Journal.release`, which also puts the top's class
+        back: `_released`). Every other take claims every field now: after a restore or a release, a
+        copy no longer costs a release, so claiming on read would cost more than the copies it saves;
+        outside a call, no journal would put the class back."""
         shared, original = self._shared, self._state
         claims = None
         if journal is not None:

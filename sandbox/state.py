@@ -27,9 +27,10 @@ object put in two places is two objects once a fork has copied either path.
 Copies made in the first writing call after a fork or snapshot are recorded as
 claims in the call's journal (`_note_claim`); the ones the call did not change are given
 back when it ends (`Journal.release`), so a world keeps copies only of what it changed.
-That call does not claim the top's fields up front either (`claim_on_read`): each is claimed
-when the call first reads it, so one that reads two of five collections copies, compares and
-gives back two. During it, `vars()` and `__dict__` of the top may show fields still shared.
+That call does not claim the fields of a top with three or more (`CLAIM_ON_READ_FROM`) up front
+either (`claim_on_read`): each is claimed when the call first reads it, so one that reads two of
+five collections copies, compares and gives back two. During it, `vars()` and `__dict__` of the
+top may show fields still shared.
 """
 
 from __future__ import annotations
