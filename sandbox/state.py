@@ -983,10 +983,8 @@ def plain(value: Any) -> Any:
 def plain_fields(model: StateModel, names: Sequence[str]) -> dict[str, Any]:
     """`plain(model)` restricted to the top-level fields `names`: the same values under those keys (the
     same serializer, told to include only them), without serializing the other fields."""
-    kind = type(model)
-    known = getattr(kind, SERIALIZER_ATTRIBUTE, None)
-    serializer = known[1] if known is not None and known[0] is kind else serializer_of(kind, _idle_wrapper)
-    dumped: dict[str, Any] = serializer.to_python(model, mode="json", include=set(names))
+    dumped: dict[str, Any] = serializer_of(type(model), _idle_wrapper).to_python(model, mode="json",
+                                                                                 include=set(names))
     return dumped
 
 
