@@ -557,9 +557,24 @@ class _ClaimOnRead:
                 value = mine
         after = self.after
         if after is None:
-            after = self.after = self.real.__dict__[_TWINS][self.rest]
+            after = self._next(model)
         _set_class(model, after)
         return value
+
+    def _next(self, model: Any) -> type[StateModel]:
+        """The twin for the fields still to claim once this one is, kept for the next claim of this field; when
+        the model class has `MAX_TWINS` already, none is made: the rest are claimed now and the model is of its
+        own class again (what a read of every field would come to, so a call sees no difference)."""
+        twins: _Twins = self.real.__dict__[_TWINS]
+        after = twins.get(self.rest)  # `get` makes no twin (`__missing__` is for `[]`)
+        if after is None:
+            if len(twins) >= MAX_TWINS:
+                owner = getattr(model, OWNER, None)
+                _claim_fields(model, model.__dict__, self.rest, owner, getattr(owner, "claims", None))
+                return self.real
+            after = twins[self.rest]
+        self.after = after
+        return after
 
     def __set__(self, model: Any, value: Any) -> None:
         StateModel.__setattr__(model, self.name, value)
@@ -637,6 +652,13 @@ CLAIM_ON_READ_FROM = 3
 claimed on read costs a descriptor call and a class change more than claiming it up front, so it pays
 only for the fields a call leaves unread: measured by instructions, a fork's first call to a todo list
 (one field) cost 3% more on read, a banking login (reads two of five) 20% less."""
+
+MAX_TWINS = 64
+"""How many twins (`claim_on_read`) a model class may have, the class itself counted once the last field is
+claimed. A class with n nested fields has up to 2**n - 1, one per set of fields a call has left unread, each
+made on first use and kept: 63 at most for six fields. Past the bound a call claims the fields it has not read
+yet at once, so a class with many collections and many tools never fills memory with twins."""
+
 
 _TWINS = "_tw_twins"  # the class attribute, in a model class's own namespace, holding its `_Twins`
 _set_class = object.__dict__["__class__"].__set__

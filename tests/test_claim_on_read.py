@@ -280,3 +280,46 @@ def test_a_top_with_few_nested_fields_claims_them_all_up_front() -> None:
     assert fork.call("add", {"item": "b"}).result == [True, []]
     assert world.state()["Pair"]["items"] == ["a"] and fork.state()["Pair"]["items"] == ["a", "b"]
     assert _raw(fork.app(Pair)._state)["names"] is parents["names"]  # given back by the release
+
+
+class FourState(StateModel):
+    a: list[int] = []
+    b: list[int] = []
+    c: list[int] = []
+    d: list[int] = []
+
+
+class Four(App[FourState]):
+    """Reads its fields in the order a call names, then writes to the last one."""
+
+    @tool
+    def read_then_write(self, order: list[str]) -> list[Any]:
+        """Read fields in this order, noting the class after each read, then append 9 to the last.
+
+        Args:
+            order: Field names.
+        """
+        seen = []
+        for name in order:
+            getattr(self.state, name)
+            seen.append(type(self.state).__name__ if type(self.state) is FourState else "twin")
+        getattr(self.state, order[-1]).append(9)
+        return seen
+
+
+def test_a_class_makes_at_most_max_twins_and_then_claims_the_rest_at_once(monkeypatch: Any) -> None:
+    monkeypatch.setattr("sandbox.state.MAX_TWINS", 3)
+    world = World([Four(state=FourState(a=[1], b=[2], c=[3], d=[4]))])
+    # Twins for {a,b,c,d}, {b,c,d} and {c,d}: the third read finds the bound reached, so it claims d too and
+    # the model is of its own class again, as if it had read every field.
+    assert world.fork().call("read_then_write", {"order": ["a", "b", "c"]}).result == ["twin", "twin", "FourState"]
+    twins = FourState.__dict__["_tw_twins"]
+    assert len(twins) == 3
+    # Later calls reuse the twins they find and make no more; every write stays in its own world.
+    for order in (["b", "a", "d"], ["d", "c", "b", "a"], ["c", "d"], ["a", "b", "c"]):
+        fork = world.fork()
+        record = fork.call("read_then_write", {"order": order})
+        assert record.ok and record.result[-1] == "FourState", (order, record)
+        assert fork.state()["Four"][order[-1]][-1] == 9 and type(fork.app(Four)._state) is FourState
+        assert len(twins) == 3
+    assert world.state()["Four"] == {"a": [1], "b": [2], "c": [3], "d": [4]}
