@@ -394,7 +394,7 @@ def adopt(value: Any, owner: Any) -> Any:
         kind = type(value)
         if kind is tuple:
             return tuple(adopt(v, owner) for v in value)
-    if owner is None or _owner(value) is not None:
+    if owner is None or getattr(value, OWNER, None) is not None:  # `_owner`, inline: every entity put in asks
         return value
     if kind is TrackedList:
         setattr(value, OWNER, owner)
@@ -409,7 +409,7 @@ def adopt(value: Any, owner: Any) -> Any:
     elif kind is TrackedSet:
         setattr(value, OWNER, owner)
     elif isinstance(value, StateModel):
-        object.__setattr__(value, OWNER, owner)
+        _set_owner(value, owner)
         fields = value.__dict__
         for name in kind._nested_fields:  # the only fields that can hold anything to adopt (see `_may_hold_container`)
             item = fields.get(name)
@@ -677,9 +677,9 @@ def _claim_fields(model: StateModel, fields: dict[str, Any], nested: tuple[str, 
 def _admitted(container: Any, value: Any) -> Any:
     """`value` adopted by `container`'s generation; the container's all-owned mark is cleared
     if it stays another generation's (a shared object put in: copied when handed out)."""
-    owner = _owner(container)
+    owner = getattr(container, OWNER, None)  # `_owner`, inline here and below: every non-atomic value put in asks
     value = adopt(value, owner)
-    if type(value) not in ATOMIC_TYPES and _owner(value) is not owner:
+    if type(value) not in ATOMIC_TYPES and getattr(value, OWNER, None) is not owner:
         setattr(container, ALL_OWNED, None)
     return value
 
@@ -829,17 +829,20 @@ class StateModel(BaseModel):
         return data
 
     def model_post_init(self, context: Any, /) -> None:
-        setter = object.__setattr__
-        setter(self, OWNER, None)  # fresh (see `adopt`); set so reading it is one slot read
+        # Every entity a tool creates, and every one a state is validated from, passes here: the slots are
+        # written through their descriptors (`object.__setattr__` would look each one up first).
+        _set_owner(self, None)  # fresh (see `adopt`); set so reading it is one slot read
         fields_set = self.__pydantic_fields_set__
         shared = self._fields_sets.setdefault(frozenset(fields_set), fields_set)
         if shared is not fields_set:
-            setter(self, "__pydantic_fields_set__", shared)
-        values = self.__dict__
-        for name in self._container_fields:
-            value = values.get(name)
-            if type(value) in _PLAIN_CONTAINERS:
-                values[name] = track(value)
+            _set_fields_set(self, shared)
+        containers = self._container_fields
+        if containers:
+            values = self.__dict__
+            for name in containers:
+                value = values.get(name)
+                if type(value) in _PLAIN_CONTAINERS:
+                    values[name] = track(value)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in self._field_names:
