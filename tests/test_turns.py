@@ -1,0 +1,49 @@
+"""How an agent's text becomes a turn: calls to run, calls the world must refuse, or the answer."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sandbox.errors import ParseError
+from sandbox.limits import DEFAULT_LIMITS
+from sandbox.parsing import Call, parse_message
+from toolworlds.agents import Turn
+
+
+def test_calls_in_text_are_read() -> None:
+    turn = Turn.from_text("[get_balance(account_id='A001')]")
+    assert turn.calls == (Call("get_balance", {"account_id": "A001"}),) and turn.text == "" and turn.call_text is None
+
+
+@pytest.mark.parametrize("text", [
+    "Done.",
+    "I've moved 1,200 from A001 to A003; the rent is paid, and your balance is 3,800.",
+    "[note] nothing to do",
+    "x" * (DEFAULT_LIMITS.max_message_chars + 1),  # past a limit, yet no call could be in it
+    "a, " * (DEFAULT_LIMITS.max_items + 1),
+])
+def test_text_that_cannot_hold_a_call_is_the_answer(text: str) -> None:
+    assert Turn.from_text(text) == Turn(text=text, raw=text)
+
+
+@pytest.mark.parametrize("text", [
+    "[f(x=" + "[" * (DEFAULT_LIMITS.max_depth + 1) + "1" + "]" * (DEFAULT_LIMITS.max_depth + 1) + ")]",
+    "[f(x='" + "y" * DEFAULT_LIMITS.max_message_chars + "')]",
+])
+def test_call_text_past_a_limit_goes_to_the_world(text: str) -> None:
+    assert Turn.from_text(text) == Turn(raw=text, call_text=text)
+
+
+def test_call_text_that_does_not_read_is_the_answer() -> None:
+    assert Turn.from_text("[f(x=)]") == Turn(text="[f(x=)]", raw="[f(x=)]")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(blacklist_characters="({", blacklist_categories=("Cs",)), max_size=300)
+       | st.lists(st.sampled_from(["[", "]", "'", '"', ",", "=", ":", "f", "x", "1", " ", "```", "\n", "true"]),
+                  max_size=40).map("".join))
+def test_the_parser_finds_no_call_where_there_is_no_parenthesis_or_brace(text: str) -> None:
+    with pytest.raises(ParseError):
+        parse_message(text)
