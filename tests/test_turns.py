@@ -40,10 +40,15 @@ def test_call_text_that_does_not_read_is_the_answer() -> None:
     assert Turn.from_text("[f(x=)]") == Turn(text="[f(x=)]", raw="[f(x=)]")
 
 
+@pytest.mark.parametrize("text", ["[]", " [ ] ", "```json\n[]\n```"])
+def test_an_empty_list_of_calls_is_a_turn_with_no_calls_and_no_answer(text: str) -> None:
+    assert Turn.from_text(text) == Turn(raw=text)
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.text(st.characters(blacklist_characters="({", blacklist_categories=("Cs",)), max_size=300)
-       | st.lists(st.sampled_from(["[", "]", "'", '"', ",", "=", ":", "f", "x", "1", " ", "```", "\n", "true"]),
-                  max_size=40).map("".join))
-def test_the_parser_finds_no_call_where_there_is_no_parenthesis_or_brace(text: str) -> None:
+@given(st.text(st.characters(blacklist_characters="({[", blacklist_categories=("Cs",)), max_size=300)
+       | st.lists(st.sampled_from(["]", "}", ")", "'", '"', ",", "=", ":", "f", "x", "1", " ", "```", "```json\n",
+                                   "\n", "true", "null", "-", "."]), max_size=40).map("".join))
+def test_the_parser_reads_nothing_where_there_is_no_parenthesis_brace_or_bracket(text: str) -> None:
     with pytest.raises(ParseError):
         parse_message(text)

@@ -78,11 +78,12 @@ class Turn:
 
         Text refused for breaking an input limit was meant as calls (it parsed far enough to
         break one), so it goes to the world as `call_text` rather than ending the episode.
-        Text with no parenthesis and no brace cannot hold a call (bracket calls need their
-        parentheses, JSON calls their braces), so it is the answer, however long, read without
-        the parser: an episode's closing answer cost the parser's refusal, `ast` included.
+        Text with no parenthesis, brace or square bracket holds no calls, not even an empty list
+        of them (a call needs its parentheses or, in JSON, its braces; `[]` is a list of none), so
+        it is the answer, however long, read without the parser: an episode's closing answer
+        used to cost the parser's refusal, `ast` included.
         """
-        if type(text) is str and "(" not in text and "{" not in text:
+        if type(text) is str and "(" not in text and "{" not in text and "[" not in text:
             return cls(text=text, raw=text)
         try:
             return cls(calls=tuple(parse_message(text).calls), raw=text)
