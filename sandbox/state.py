@@ -569,8 +569,7 @@ class _ClaimOnRead:
         after = twins.get(self.rest)  # `get` makes no twin (`__missing__` is for `[]`)
         if after is None:
             if len(twins) >= MAX_TWINS:
-                owner = getattr(model, OWNER, None)
-                _claim_fields(model, model.__dict__, self.rest, owner, getattr(owner, "claims", None))
+                _claim_now(model, self.rest)
                 return self.real
             after = twins[self.rest]
         self.after = after
@@ -609,8 +608,7 @@ def _twin(real: type[StateModel], pending: tuple[str, ...]) -> type[StateModel]:
     since it hands them all out."""
 
     def claim_all(model: Any) -> Any:
-        owner = getattr(model, OWNER, None)
-        _claim_fields(model, model.__dict__, pending, owner, getattr(owner, "claims", None))
+        _claim_now(model, pending)
         _set_class(model, real)
         return BaseModel.__iter__(model)
 
@@ -638,6 +636,12 @@ def _twin(real: type[StateModel], pending: tuple[str, ...]) -> type[StateModel]:
     # `ABCMeta.__new__` (pydantic's metaclass is one) gives the twin its own ABC caches; pydantic's own is skipped.
     twin = abc.ABCMeta.__new__(type(real), real.__name__, (real,), namespace)
     return twin
+
+
+def _claim_now(model: StateModel, names: tuple[str, ...]) -> None:
+    """Claim the fields `names` of a top claiming on read at once, as claims of the call its generation is for."""
+    owner = getattr(model, OWNER, None)
+    _claim_fields(model, model.__dict__, names, owner, getattr(owner, "claims", None))
 
 
 def _unpickled(kind: type[StateModel], state: Any) -> StateModel:
