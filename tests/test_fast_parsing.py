@@ -22,11 +22,14 @@ from sandbox import Call, ParseError, parse_message
 from sandbox.limits import InputLimits
 from sandbox.parsing import (
     _FLAT_ARGUMENTS,
+    _NESTED_LEVELS,
     ParsedMessage,
     _ast_brackets,
     _fast_brackets,
     _flat_pattern,
     _repair,
+    _scan_brackets,
+    _simple_pattern,
     _sure_repair,
 )
 
@@ -140,6 +143,43 @@ def test_fast_path_declines_what_the_full_path_refuses(text: str, limits: InputL
 @given(st.text(st.sampled_from(list("f(a=1,'x\"\\)[]{}: .-+e\n")) , max_size=30))
 def test_fast_path_on_arbitrary_syntax_characters(text: str) -> None:
     check_same(text.strip(), InputLimits())
+
+
+def scan_skipped_where_it_declines(text: str, limits: InputLimits) -> None:
+    """`_fast_brackets` skips the token scan when the text's pattern fails and it has too few brackets to nest
+    deeper than the pattern reads: the scan must then decline as well."""
+    listed = text.startswith("[")
+    if (_simple_pattern(listed).fullmatch(text) is None
+            and text.count("[") + text.count("{") - listed <= _NESTED_LEVELS):
+        assert _scan_brackets(text, limits) is None, text
+
+
+@st.composite
+def chain_texts(draw: st.DrawFn) -> str:
+    """One value nested in a chain of lists and objects: few brackets, any depth, where the skip's bound is tight."""
+    value = draw(SCALARS)
+    for _ in range(draw(st.integers(0, 5))):
+        value = [value] if draw(st.booleans()) else {draw(st.integers(0, 3)): value}
+    text = f"[f(a={draw(literal(value))})]"
+    for _ in range(draw(st.integers(0, 2))):
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + draw(EDITS) + text[at + draw(st.integers(0, 1)):]
+    return text
+
+
+@SETTINGS
+@given(st.one_of(call_texts(), near_misses(), chain_texts()), LIMITS)
+def test_the_token_scan_is_skipped_only_where_it_would_decline(text: str, limits: InputLimits) -> None:
+    scan_skipped_where_it_declines(text, limits)
+
+
+def test_the_token_scan_still_reads_values_nested_past_the_pattern() -> None:
+    for text in ["[f(a='Domino's')]", "[f(a=[{'k': 'It's'}])]", "[f(a=[1, 2,, 3])]", "f(a={'k': [1]}, b=c)"]:
+        scan_skipped_where_it_declines(text, InputLimits())
+        assert _fast_brackets(text, InputLimits()) is None, text
+    # Three levels, three brackets: the fewest the scan is needed for, and it still runs.
+    for text in ["[f(a=[[[1]]])]", "[f(a=[{'k': [1]}])]", "f(a=[[[1]]])", "[f(a={1: {2: {3: 'x'}}})]"]:
+        assert check_same(text, InputLimits()), text
 
 
 @st.composite
