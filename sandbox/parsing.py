@@ -521,12 +521,8 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
         if flat is not None:
             return _flat_call(flat.groups(), limits)
     if _simple_pattern(listed).fullmatch(body) is None:
-        # The scan reads what is in the subset but nested deeper than the pattern: with too few brackets
-        # for that (counting those inside strings only overcounts), it would decline too. Text with
-        # `'Domino's'` comes here on its way to the repair.
-        if body.count("[") + body.count("{") - listed <= _NESTED_LEVELS:
-            return None
-        return _scan_brackets(body, limits)
+        # Text with `'Domino's'` comes here on its way to the repair: the scan would decline it too.
+        return _scan_brackets(body, limits) if _may_nest_past_pattern(body, listed) else None
     calls: list[Call] = []
     arguments: dict[str, Any] = {}
     key = ""
@@ -579,6 +575,12 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
         if bracket:
             stack.append(value)
     return calls if len(calls) <= limits.max_calls else None
+
+
+def _may_nest_past_pattern(body: str, listed: bool) -> bool:
+    """Whether `body` has brackets enough to nest a value deeper than `_simple_pattern` reads, the only text in
+    the subset the token scan reads and the pattern does not (brackets inside strings only overcount)."""
+    return body.count("[") + body.count("{") - listed > _NESTED_LEVELS
 
 
 def _flat_call(groups: tuple[Any, ...], limits: InputLimits) -> list[Call] | None:

@@ -22,11 +22,11 @@ from sandbox import Call, ParseError, parse_message
 from sandbox.limits import InputLimits
 from sandbox.parsing import (
     _FLAT_ARGUMENTS,
-    _NESTED_LEVELS,
     ParsedMessage,
     _ast_brackets,
     _fast_brackets,
     _flat_pattern,
+    _may_nest_past_pattern,
     _repair,
     _scan_brackets,
     _simple_pattern,
@@ -149,8 +149,7 @@ def scan_skipped_where_it_declines(text: str, limits: InputLimits) -> None:
     """`_fast_brackets` skips the token scan when the text's pattern fails and it has too few brackets to nest
     deeper than the pattern reads: the scan must then decline as well."""
     listed = text.startswith("[")
-    if (_simple_pattern(listed).fullmatch(text) is None
-            and text.count("[") + text.count("{") - listed <= _NESTED_LEVELS):
+    if _simple_pattern(listed).fullmatch(text) is None and not _may_nest_past_pattern(text, listed):
         assert _scan_brackets(text, limits) is None, text
 
 
