@@ -211,6 +211,8 @@ _QUICK_DEPTH = 4
 
 def _quick_mapping(value: Any, depth: int, limits: InputLimits, budget: list[int]) -> Any:
     """A copy of a dict whose keys are short ASCII text, or `_UNSURE`; `budget` counts down values and characters."""
+    if len(value) > budget[0]:  # its items alone would overdraw the count: the full walk stops at the bound
+        return _UNSURE
     out: dict[str, Any] = {}
     longest = limits.max_string_chars
     for key, item in value.items():
@@ -242,6 +244,8 @@ def _quick_value(value: Any, depth: int, limits: InputLimits, budget: list[int])
     if kind is dict or kind is TrackedDict:
         return _quick_mapping(value, depth + 1, limits, budget)
     if kind is list or kind is tuple or kind is TrackedList:
+        if len(value) > budget[0]:
+            return _UNSURE
         out = []
         for item in value:
             copied = _quick_value(item, depth + 1, limits, budget)
