@@ -283,10 +283,17 @@ def _clean(schema: Any) -> Any:
     return out
 
 
+# Problems one refusal lists. A call within the limits can hold 2,000 bad values: listing each would answer a
+# 5 KB call with some 300 KB that the agent reads back (and the log stores), so the rest are only counted.
+_LISTED_PROBLEMS = 10
+
+
 def describe_validation_error(tool_name: str, error: ValidationError) -> tuple[str, list[dict[str, Any]]]:
-    """A message an agent can act on, plus one structured entry per bad parameter."""
+    """A message an agent can act on, plus one structured entry per bad parameter (the first
+    `_LISTED_PROBLEMS` of them, then one entry counting the rest)."""
     details: list[dict[str, Any]] = []
-    for item in error.errors(include_url=False, include_context=False):
+    problems = error.errors(include_url=False, include_context=False)
+    for item in problems[:_LISTED_PROBLEMS]:
         loc = ".".join(str(part) for part in item.get("loc", ())) or "(arguments)"
         kind = item.get("type", "invalid")
         if kind == "missing":
@@ -300,6 +307,11 @@ def describe_validation_error(tool_name: str, error: ValidationError) -> tuple[s
             entry["received"] = _short_repr(item.get("input"))
         details.append(entry)
     parts = [f"'{d['parameter']}': {d['problem']}" for d in details]
+    unlisted = len(problems) - len(details)
+    if unlisted:
+        parts.append(f"and {unlisted} more problems like these, not listed")
+        details.append({"parameter": "(arguments)", "problem": f"{unlisted} more problems, not listed",
+                        "type": "not_listed", "count": unlisted})
     return f"invalid arguments for {tool_name}: " + "; ".join(parts), details
 
 

@@ -63,6 +63,24 @@ def test_invalid_arguments_name_the_parameter(arguments: dict, parameter: str, p
     assert world.state() == before
 
 
+def test_a_refusal_lists_the_first_problems_and_counts_the_rest() -> None:
+    """1,500 bad values in a 7 KB call: the agent reads back ten problems and a count, not 1,500 of them."""
+    world = todo_world(tasks=1)
+    before = world.state()
+    record = world.call("tag_tasks", {"task_ids": ["x"] * 1_500, "tag": ""})
+    assert record.error is not None and record.error.type == "invalid_arguments"
+    details = record.error.details
+    assert [d["parameter"] for d in details[:10]] == [f"task_ids.{i}" for i in range(10)]
+    assert details[-1] == {"parameter": "(arguments)", "problem": "1491 more problems, not listed",
+                           "type": "not_listed", "count": 1491}
+    assert len(details) == 11
+    assert record.error.message.endswith("; and 1491 more problems like these, not listed")
+    assert "task_ids.10" not in record.error.message and len(record.error.message) < 1_500
+    assert world.state() == before
+    few = world.call("tag_tasks", {"task_ids": ["x"] * 9, "tag": ""})  # ten problems: all listed, none counted
+    assert few.error is not None and len(few.error.details) == 10 and "not listed" not in few.error.message
+
+
 def test_arguments_that_are_not_an_object_are_an_error() -> None:
     world = todo_world()
     record = world.call("add_task", ["buy milk"])  # type: ignore[arg-type]
