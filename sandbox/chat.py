@@ -72,13 +72,16 @@ def anthropic_uses(content: Any) -> list[ToolUse]:
 
 
 def _decode(raw: Any) -> Any:
+    """Arguments text decoded, or the text as sent. The model wrote it: text that is not JSON, nests past
+    the decoder's stack or holds an integer Python will not convert (past 4,300 digits) stays text, which
+    the world refuses naming the tool, rather than raising here. What decodes is bounded by the world."""
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return {}
     if not isinstance(raw, str):
         return raw
     try:
         return json.loads(raw)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # `json.JSONDecodeError` is a ValueError, as is the digit refusal
         return raw
 
 
@@ -103,7 +106,16 @@ def anthropic_block(use: ToolUse, record: CallRecord) -> dict[str, Any]:
 
 
 def run_uses(world: World, uses: Iterable[ToolUse]) -> list[tuple[ToolUse, CallRecord]]:
-    return [(use, world.call(use.name, use.arguments)) for use in uses]
+    """Each call with the record answering it. The calls are one message, so the world's `max_calls` bounds
+    them: a message past it runs none, and every call is answered with that one refusal."""
+    listed = list(uses)
+    records = world.execute([Call(use.name, use.arguments) for use in listed])
+    return list(zip(listed, answering(records, len(listed)), strict=True))
+
+
+def answering(records: list[CallRecord], calls: int) -> list[CallRecord]:
+    """The record answering each of a message's `calls`: its own, or, for a message refused whole, that refusal."""
+    return records if len(records) == calls else records[:1] * calls
 
 
 def run_openai(world: World, tool_calls: Any) -> list[dict[str, Any]]:

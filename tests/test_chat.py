@@ -139,3 +139,30 @@ def test_malformed_calls_become_error_results_and_change_nothing() -> None:
 
     blocks = world.run_anthropic([{"type": "tool_use", "id": "x", "name": "complete_task", "input": "1"}])
     assert blocks[0]["is_error"] and world.state() == before
+
+
+def test_hostile_argument_text_and_too_many_calls_become_error_results() -> None:
+    """What a model can write that the JSON decoder itself refuses by raising (nesting past its stack, an
+    integer past Python's 4,300 digits) is an error result like any unreadable arguments; a message of more
+    calls than `max_calls` runs none of them and answers each with that refusal, once in the log."""
+    world = todo_world(tasks=1)
+    before = world.state()
+    hostile = ["[" * 100_000, '{"title": ' + "1" * 5_000 + "}", '{"a":' * 5_000]
+    results = world.run_openai([{"id": str(i), "type": "function", "function": {"name": "add_task", "arguments": text}}
+                                for i, text in enumerate(hostile)])
+    assert [json.loads(r["content"])["error"] for r in results] == ["invalid_arguments"] * 3
+    assert world.state() == before
+    logged = len(world.log)
+    limit = world.limits.max_calls
+    add = {"name": "add_task", "arguments": '{"title": "x"}'}
+    results = world.run_openai([{"id": f"c{i}", "type": "function", "function": add} for i in range(limit + 1)])
+    assert [r["tool_call_id"] for r in results] == [f"c{i}" for i in range(limit + 1)]
+    assert {json.loads(r["content"])["error"] for r in results} == {"parse_error"}
+    assert world.state() == before and len(world.log) == logged + 1
+    blocks = world.run_anthropic([{"type": "tool_use", "id": f"t{i}", "name": "add_task", "input": {"title": "x"}}
+                                  for i in range(limit + 1)])
+    assert len(blocks) == limit + 1 and all(b["is_error"] for b in blocks) and world.state() == before
+    exact = world.run_openai([{"id": f"c{i}", "type": "function", "function": add}  # at the limit, all run
+                              for i in range(limit)])
+    assert [json.loads(r["content"])["status"] for r in exact] == ["open"] * limit
+    assert len(world.state()["Todo"]["tasks"]) == len(before["Todo"]["tasks"]) + limit

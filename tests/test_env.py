@@ -93,6 +93,31 @@ def test_openai_tool_call_actions_get_answered_by_id() -> None:
     TypeAdapter(list[openai_types.ChatCompletionMessageParam]).validate_python(observation["messages"])
 
 
+def test_model_written_arguments_never_break_a_step() -> None:
+    """Argument text nested past the JSON decoder's stack or holding an integer Python will not convert, and a
+    message of more calls than `max_calls`: each call gets an error result answering its id, the episode goes
+    on, nothing ran. (Before, the first two raised out of `step` and the third failed pairing answers to calls.)"""
+    env = ToolEnv("banking", [STEP])
+    env.reset()
+    start = env.world.state()
+    for arguments in ("[" * 100_000, '{"customer_id": ' + "1" * 5_000 + "}"):
+        call = {"id": "c1", "type": "function", "function": {"name": "login_bank", "arguments": arguments}}
+        observation, _, terminated, truncated, info = env.step({"role": "assistant", "content": None,
+                                                                "tool_calls": [call]})
+        answer = observation["messages"][-1]
+        assert answer["tool_call_id"] == "c1" and json.loads(answer["content"])["error"] == "invalid_arguments"
+        assert not (terminated or truncated)
+    calls = [{"id": f"c{i}", "type": "function", "function": {"name": "login_bank", "arguments": "{}"}}
+             for i in range(env.world.limits.max_calls + 1)]
+    observation, _, terminated, truncated, info = env.step({"role": "assistant", "content": None, "tool_calls": calls})
+    answers = observation["messages"][-len(calls):]
+    assert [a["tool_call_id"] for a in answers] == [c["id"] for c in calls]
+    refusal = "more than 256 calls in one message (limit max_calls)"
+    assert {json.loads(a["content"])["message"] for a in answers} == {refusal}
+    assert info["call_errors"] == ["parse_error"] and not (terminated or truncated)
+    assert env.world.state() == start
+
+
 def test_step_limit_truncates_with_a_reward_and_its_parts() -> None:
     env = ToolEnv("banking", [STEP], max_steps=3)
     env.reset()

@@ -22,7 +22,7 @@ from typing import Any, SupportsFloat
 import gymnasium
 
 from sandbox.calllog import CallRecord
-from sandbox.chat import ToolUse, as_calls, field_of, openai_message, openai_uses, render_uses
+from sandbox.chat import ToolUse, answering, as_calls, field_of, openai_message, openai_uses, render_uses
 from sandbox.world import World
 from scenarios.family import Task
 
@@ -199,7 +199,8 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
             if message.role == "assistant" and assistant is not None:
                 self._messages.append(assistant)
             elif message.role == "tool" and uses is not None:
-                self._messages.extend(openai_message(use, record) for use, record in zip(uses, records, strict=True))
+                answers = answering(records, len(uses))  # a message refused whole answers every call
+                self._messages.extend(openai_message(use, record) for use, record in zip(uses, answers, strict=True))
             else:
                 self._messages.append({"role": message.role, "content": message.content})
         self._seen = len(self._episode.messages)

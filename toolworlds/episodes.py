@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sandbox.calllog import CallRecord
-from sandbox.chat import result_text
+from sandbox.chat import answering, result_text
 from sandbox.errors import ParseError
 from sandbox.limits import printable_text, type_name
 from sandbox.parsing import Call, decode_arguments, render_calls
@@ -159,8 +159,7 @@ def _run_native(turn: Turn, world: World, episode: Episode) -> None:
     episode.messages.append(ChatMessage("assistant", turn.text, tuple(calls), turn.tool_calls, source="agent",
                                         call_text=call_text, usage=turn.usage))
     episode.records.extend(records)
-    answers = records if len(records) == len(turn.tool_calls) else [records[0]] * len(turn.tool_calls)
-    for tool_call, record in zip(turn.tool_calls, answers, strict=True):
+    for tool_call, record in zip(turn.tool_calls, answering(records, len(turn.tool_calls)), strict=True):
         episode.messages.append(ChatMessage("tool", result_text(record), tool_call_id=tool_call.id, source="world"))
 
 
