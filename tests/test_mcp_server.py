@@ -212,3 +212,16 @@ def _up(port: int) -> bool:
 def test_serve_refuses_bad_options(arguments: list[str], message: str) -> None:
     result = CliRunner().invoke(app, arguments)
     assert result.exit_code == 2 and message in result.output
+
+
+def test_a_session_keeps_what_the_log_keeps_of_a_refused_call() -> None:
+    """A client's megabytes past a limit are refused and logged as a few KB; the session's record of what the
+    agent asked (for process scoring) keeps that bounded copy too, and valid calls as they were sent."""
+    host = WorldHost("banking", task=TASK.id)
+    refused = host.call("s", "login_bank", {"customer_id": "x" * 1_000_000, "password": [0] * 200_000})
+    assert refused.error is not None and refused.error.type == "invalid_arguments"
+    host.call("s", "Bank." + "y" * 1_000, {})
+    host.call("s", "login_bank", {"customer_id": "C001", "password": "eve2024"})
+    asked = host._hosted("s").process
+    assert [len(text) < 5_000 for text in asked] == [True, True, True]
+    assert asked[2] == "[login_bank(customer_id='C001', password='eve2024')]"

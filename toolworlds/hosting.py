@@ -94,8 +94,11 @@ class WorldHost:
         """Run one tool call in the session's world (made on first use). Never raises."""
         hosted = self._hosted(session)
         record = hosted.world.call(name, arguments)
-        shown = arguments if isinstance(arguments, dict) else {}
-        hosted.process.append(render_calls([Call(str(name), shown)]))
+        # The log's copy of the call, not the client's: the same values, but bounded where a limit refused
+        # it (a client sending megabytes must not grow the session by megabytes when the log keeps a few KB).
+        shown = record.arguments if isinstance(record.arguments, dict) else {}
+        named = name if isinstance(name, str) and len(name) <= hosted.world.limits.max_name_chars else record.tool
+        hosted.process.append(render_calls([Call(named or "", shown)]))
         return record
 
     # -- what the controller does --------------------------------------------------------
