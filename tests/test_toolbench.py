@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -413,6 +413,8 @@ def test_the_argument_check_compares_each_call_after_normalisation() -> None:
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["name", "parameters", "x"]),
                                                                 inner, max_size=3), max_leaves=12)))
+@example('[{"name": "get_weather", "n": ' + "1" * 5_000 + "}]")  # Python will not convert the integer
+@example("[" * 100_000)  # nesting past the decoder's stack
 def test_scoring_never_raises_on_any_answer(answer: Any) -> None:
     text = answer if isinstance(answer, str) else json.dumps(answer)
     for response in (text, f"```json\n{text}\n```"):

@@ -10,9 +10,10 @@ a list or an object; else nothing, and the verdict is an error. The verdict is m
 dict: `{resolved, tool_selection_accuracy, expected_tools, agent_tools}`, or
 `{"resolved": false, "error": ...}` with no other key.
 
-Two places where mcpbr would crash are defined instead: a fenced list may hold entries
-that are not objects (each counts as a call with the name ""), and a name that is a list
-or an object is compared as its text.
+Three places where mcpbr would crash are defined instead: a fenced list may hold entries
+that are not objects (each counts as a call with the name ""), a name that is a list
+or an object is compared as its text, and text the decoder refuses by raising rather than
+as bad JSON (nesting past its stack, an integer past Python's 4,300 digits) is not JSON.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def extract_calls(response: Any) -> list[Any]:
         return []
     try:
         data = json.loads(response)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError, as is the digit refusal
         data = None
     if isinstance(data, list):
         return [item for item in data if isinstance(item, dict)]
@@ -60,7 +61,7 @@ def extract_calls(response: Any) -> list[Any]:
     for block in _BLOCK.findall(response):
         try:
             data = json.loads(block)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):
             continue
         if isinstance(data, list):
             return data
