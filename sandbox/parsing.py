@@ -391,8 +391,10 @@ def _ast_elements(body: str, limits: InputLimits) -> list[ast.expr]:
     except (RecursionError, MemoryError):
         raise ParseError(f"call syntax nested too deeply (limit max_depth is {limits.max_depth})",
                          limit="max_depth") from None
-    except ValueError:
-        raise ParseError("call syntax malformed (e.g. a null character)") from None
+    except ValueError:  # Python's parser takes only text it can encode: a lone surrogate is refused here
+        problem = ("text that is not valid Unicode (a lone surrogate)" if not valid_text(body)
+                   else "a null character" if "\x00" in body else "text Python's parser refuses")
+        raise ParseError(f"call syntax malformed: {problem}") from None
     node = tree.body
     if isinstance(node, (ast.List, ast.Tuple)):
         return list(node.elts)

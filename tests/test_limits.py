@@ -138,6 +138,15 @@ def test_values_past_a_limit_inside_a_message_reach_no_tool() -> None:
     assert world.state()["Todo"]["tasks"] == []
 
 
+def test_a_lone_surrogate_in_call_text_is_named_as_such() -> None:
+    """A raw lone surrogate (not its escape) in a message: Python's parser cannot take the text at all."""
+    world = todo_world()
+    records = world.execute("[add_task(title='\ud800')]")
+    assert records[0].error is not None and records[0].error.type == "parse_error"
+    assert records[0].error.message == "call syntax malformed: text that is not valid Unicode (a lone surrogate)"
+    json.dumps(records[0].to_dict(), ensure_ascii=False).encode("utf-8")
+
+
 class Hostile:
     """An object every way of looking at raises."""
 
