@@ -50,24 +50,27 @@ def extract_calls(response: Any) -> list[Any]:
     """The calls in a response, by mcpbr's three steps; [] when none can be read."""
     if not isinstance(response, str):
         return []
-    try:
-        data = json.loads(response)
-    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError, as is the digit refusal
-        data = None
+    data = _decoded(response)
     if isinstance(data, list):
         return [item for item in data if isinstance(item, dict)]
     if isinstance(data, dict):
         return [data]
     for block in _BLOCK.findall(response):
-        try:
-            data = json.loads(block)
-        except (ValueError, RecursionError):
-            continue
+        data = _decoded(block)
         if isinstance(data, list):
             return data
         if isinstance(data, dict):
             return [data]
     return []
+
+
+def _decoded(text: str) -> Any:
+    """`text` as JSON, or None where the decoder refuses it, whichever way it does: `JSONDecodeError`, a
+    plain `ValueError` for an integer past Python's 4,300 digits, `RecursionError` past its stack."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
 
 
 def tool_name(call: Any) -> Any:
