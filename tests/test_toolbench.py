@@ -25,6 +25,7 @@ from evaluators.toolbench import (
     check_arguments,
     extract_calls,
     judge_episode,
+    read_answers,
     score_episode,
     score_sequence,
 )
@@ -556,6 +557,19 @@ def test_cli_score_prints_the_table_and_writes_every_verdict(tmp_path: Path, tas
     stray.write_text(json.dumps({"toolbench_99": "[]"}))
     failed = CliRunner().invoke(app, ["score", "toolbench", "--data", str(task_file), "--results", str(stray)])
     assert failed.exit_code == 2 and "toolbench_99" in failed.output
+
+
+def test_a_results_file_the_json_decoder_refuses_names_its_line(tmp_path: Path) -> None:
+    """An integer past Python's 4,300 digits is refused by `json.loads` with a plain `ValueError`, not a
+    `JSONDecodeError`: the file's line is still named, in our words."""
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"instance_id": "toolbench_0", "solution": "[]"}) + "\n" + "9" * 5000 + "\n")
+    with pytest.raises(ValueError, match=r"^answers\.jsonl:2: not valid JSON$"):
+        read_answers(answers)
+    whole = tmp_path / "whole.json"
+    whole.write_text("9" * 5000)
+    with pytest.raises(ValueError, match=r"^whole\.json:1: not valid JSON$"):
+        read_answers(whole)
 
 
 def model_answering_in_json(body: dict[str, Any]) -> dict[str, Any]:

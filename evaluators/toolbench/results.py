@@ -59,7 +59,7 @@ def read_answers(path: Path) -> dict[str, str]:
         raise ValueError(f"cannot read {path}: {exc}") from None
     try:
         whole = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # ValueError: JSONDecodeError, or an integer past 4,300 digits
         whole = None
     if isinstance(whole, dict) and not any(key in whole for key in _ID_KEYS):
         return {str(key): _answer_text(value) for key, value in whole.items()}
@@ -84,7 +84,7 @@ def _lines(path: Path, text: str) -> list[Any]:
         if line.strip():
             try:
                 records.append(json.loads(line))
-            except (json.JSONDecodeError, RecursionError):
+            except (ValueError, RecursionError):
                 raise ValueError(f"{path.name}:{number}: not valid JSON") from None
     return records
 
