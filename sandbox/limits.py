@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 import decimal
 import enum
+import re
 import uuid
 from dataclasses import dataclass, field, replace
 from itertools import islice
@@ -187,6 +188,17 @@ def valid_text(text: str) -> bool:
 def printable_text(text: str) -> str:
     """`text` with lone surrogates written as `\\udxxx` escapes, so it can be stored and shown."""
     return text if valid_text(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+# A lone surrogate; in JSON text written with ensure_ascii=False, only a string can hold one.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable_json(text: str) -> str:
+    """JSON text (written with ensure_ascii=False) made writable as UTF-8: each lone surrogate in its
+    strings reads back as the escape `printable_text` writes (`\\udxxx`, six characters). Escaping
+    the JSON text itself would not do: JSON reads its own `\\udxxx` back as the surrogate."""
+    return text if valid_text(text) else _LONE_SURROGATE.sub(lambda found: f"\\\\u{ord(found.group()):04x}", text)
 
 
 def checked_copy(arguments: dict[Any, Any], limits: InputLimits = DEFAULT_LIMITS) -> dict[str, Any]:

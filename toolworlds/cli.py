@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as markup_escape
 from rich.table import Table
 from rich.text import Text
 
@@ -29,6 +29,7 @@ from scenarios.family import ReplayReport, TaskQuery, WorldFamily
 from scenarios.registry import families, family
 
 from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from .visible import visible_text
 
 if TYPE_CHECKING:
     from .runconfig import RunConfig
@@ -45,10 +46,22 @@ console = Console()
 errors = Console(stderr=True)
 
 
+def escape(text: str) -> str:
+    """`text` printed as it is: rich markup escaped, and control characters (a model's escape sequences)
+    shown as escapes instead of acting on the terminal."""
+    return markup_escape(visible_text(text))
+
+
 def fail(message: str) -> typer.Exit:
     """One clear line on stderr and a non-zero exit, never a traceback."""
     errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code=2)
+
+
+def _said(exc: Exception) -> str:
+    """What an error says: a `KeyError`'s own words without the quotes `str` adds, else `str(exc)` (a
+    `UnicodeDecodeError`'s first argument is only its codec's name)."""
+    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
 
 
 def _family(name: str) -> WorldFamily:
@@ -126,7 +139,7 @@ def _replay_report(name: str, data: Path | None, lang: str, options: dict[str, A
         with waiting:
             return entry.replay(source, lang, options)
     except (LookupError, ValueError) as exc:
-        raise fail(str(exc.args[0] if exc.args else exc)) from None
+        raise fail(_said(exc)) from None
 
 
 @app.command()
@@ -194,8 +207,8 @@ def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> l
                 raise fail(f"{name} has no {lang!r} tasks; languages: {', '.join(entry.languages)}")
             try:
                 loaded = entry.tasks(dataclasses.replace(query, lang=lang))
-            except LookupError as exc:
-                raise fail(f"{name}/{lang}: {exc.args[0]}") from None
+            except (LookupError, ValueError, OSError) as exc:  # a loader's own refusal of the data it was given
+                raise fail(f"{name}/{lang}: {_said(exc)}") from None
             if not loaded.tasks and not langs:
                 absent.append(f"{lang} ({'; '.join(loaded.problems[:2]) or 'no tasks'})")
                 continue
@@ -617,6 +630,11 @@ def report(
     store.close()
 
 
+def _number(text: str) -> int | None:
+    """`text` as a whole number of ASCII digits; None for anything else (`"²".isdigit()` is true)."""
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
 def _find_episode(store: Any, run_id: str, which: str, db: str) -> Any:
     """One stored episode by its number (as `report` lists them), task id, or task set:task id;
     a task run in several trials takes `#trial` (task#2)."""
@@ -624,13 +642,14 @@ def _find_episode(store: Any, run_id: str, which: str, db: str) -> Any:
         raise fail(f"no run {run_id!r} in {shown_url(db)}")
     episodes = store.episodes(run_id)
     name, _, trial_text = which.partition("#")
-    if name.isdigit() and not trial_text:
-        found = [e for e in episodes if e.id == int(name)]
+    number = _number(name)
+    if number is not None and not trial_text:
+        found = [e for e in episodes if e.id == number]
     else:
         task_set, _, task_id = name.rpartition(":")
         found = [e for e in episodes if e.task_id == task_id and (not task_set or e.task_set == task_set)]
         if trial_text:
-            found = [e for e in found if (e.trial or 0) == (int(trial_text) if trial_text.isdigit() else -1)]
+            found = [e for e in found if (e.trial or 0) == _number(trial_text)]
     if not found:
         raise fail(f"run {run_id!r} has no episode {which!r}")
     if len(found) > 1:
@@ -737,10 +756,12 @@ def score(
     try:
         scored = results_scorer(benchmark)(ResultsRequest(results, data, lang, mode))
     except (LookupError, ValueError) as exc:
-        raise fail(str(exc.args[0] if exc.args else exc)) from None
+        raise fail(_said(exc)) from None
     console.print(results_table(scored))
     if json_path is not None:
-        json_path.write_text(json.dumps(scored.payload, indent=2, ensure_ascii=False))
+        from sandbox.limits import printable_json  # a verdict's detail may quote a model's lone surrogate
+
+        json_path.write_text(printable_json(json.dumps(scored.payload, indent=2, ensure_ascii=False)), encoding="utf-8")
 
 
 @app.command()
@@ -773,7 +794,7 @@ def serve(
         if transport == "http":
             mcp_server.check_loopback(host)
     except (LookupError, ValueError) as exc:
-        raise fail(str(exc.args[0] if exc.args else exc)) from None
+        raise fail(_said(exc)) from None
     if transport == "http":
         errors.print(f"serving {family_name} on http://{host}:{port}{mcp_server.MCP_PATH} "
                      f"(controller routes under /control)", highlight=False)

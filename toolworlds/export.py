@@ -22,6 +22,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from sandbox.limits import printable_json
+
 from .store import EpisodeRow, MessageRow, RunStore
 
 FORMATS = ("openai-jsonl", "sharegpt", "parquet")
@@ -112,7 +114,7 @@ def sharegpt(record: dict[str, Any]) -> dict[str, Any]:
 def _arguments(text: str) -> Any:
     try:
         return json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, an integer past 4,300 digits, nesting past the stack
         return text  # as the model wrote it: training data keeps even a broken call
 
 
@@ -133,5 +135,6 @@ def write_export(store: RunStore, run_id: str, fmt: str, path: Path) -> int:
     shaped = [sharegpt(r) for r in records] if fmt == "sharegpt" else records
     with path.open("w", encoding="utf-8") as handle:
         for record in shaped:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            # printable_json: argument text read back as JSON can hold the escape of a lone surrogate.
+            handle.write(printable_json(json.dumps(record, ensure_ascii=False)) + "\n")
     return len(records)

@@ -209,11 +209,11 @@ class LLMAgent:
     def act(self, conversation: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> Turn:
         if self.protocol == "bracket":
             reply, usage = self.client.exchange(self._bracket_messages(conversation))
-            content = reply.content if isinstance(reply.content, str) else ""
+            content = _text(reply.content)
             calls = self.calls_in(content) if self.calls_in is not None else None
             return dataclasses.replace(_text_turn(content, calls), usage=usage)
         reply, usage = self.client.exchange(self._native_messages(conversation), tools)
-        content = reply.content if isinstance(reply.content, str) else ""
+        content = _text(reply.content)
         tool_calls = getattr(reply, "tool_calls", None) or []
         if tool_calls:
             return Turn(text=content, tool_calls=_tool_calls(tool_calls), usage=usage)
@@ -293,8 +293,7 @@ class LLMUser:
         if len(messages) == 1:
             messages.append({"role": "user", "content": self.opener or "Is there anything you need help with today?"})
         reply, self.last_usage = self.client.exchange(messages)
-        content = reply.content
-        return content if isinstance(content, str) and content else END
+        return _text(reply.content) or END
 
 
 def _text_turn(text: str, calls: str | None) -> Turn:
@@ -306,17 +305,24 @@ def _text_turn(text: str, calls: str | None) -> Turn:
     return Turn(calls=read.calls, raw=text) if read.calls else Turn(raw=text, call_text=calls)
 
 
+def _text(content: Any) -> str:
+    """A reply's text, "" for none. A lone surrogate (JSON's `"\\ud800"` decodes to one) is kept as its
+    escape (`printable_text`): the conversation goes back to the endpoint as UTF-8, which cannot hold it."""
+    return printable_text(content) if isinstance(content, str) else ""
+
+
 def _tool_calls(tool_calls: Sequence[Any]) -> tuple[ToolCall, ...]:
     """The model's tool calls as sent: ids, names and argument text kept verbatim (the world reads
-    the arguments, and refuses, in place, each call it cannot read). A call without an id gets one
-    from its position; a name or arguments that are not text are kept as their JSON."""
+    the arguments, and refuses, in place, each call it cannot read), but for lone surrogates, kept as
+    their escapes as in `_text`. A call without an id gets one from its position; a name or arguments
+    that are not text are kept as their JSON."""
     calls = []
     for index, tool_call in enumerate(tool_calls):
         function = getattr(tool_call, "function", None)
         name = getattr(function, "name", None)
         arguments = getattr(function, "arguments", None)
         call_id = getattr(tool_call, "id", None)
-        calls.append(ToolCall(call_id if isinstance(call_id, str) and call_id else f"call_{index}",
-                              name if isinstance(name, str) else json.dumps(name, default=str),
-                              arguments if isinstance(arguments, str) else json.dumps(arguments, default=str)))
+        calls.append(ToolCall(_text(call_id) if isinstance(call_id, str) and call_id else f"call_{index}",
+                              _text(name) if isinstance(name, str) else json.dumps(name, default=str),
+                              _text(arguments) if isinstance(arguments, str) else json.dumps(arguments, default=str)))
     return tuple(calls)

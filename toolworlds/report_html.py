@@ -22,6 +22,7 @@ from .defects import run_defects
 from .stats import bootstrap_interval, pass_hat
 from .store import EpisodeRow, RunRow, RunStore
 from .transcript import transcript_text
+from .visible import visible_text
 
 ALL = ("all", "all")
 _CELL_CHARS = 4000  # longest message text shown in a drill-down (the export has it whole)
@@ -253,44 +254,46 @@ def _episode_body(store: RunStore, episode: EpisodeRow) -> str:
 
 def _accuracy_plot(views: list[RunView]) -> str:
     plt = pyplot()
-    per_run = [view.outcomes() for view in views]
-    groups = sorted({g for outcomes in per_run for g in outcomes if g != ALL})
-    figure, axes = plt.subplots(figsize=(max(5, len(groups) * (0.6 + 0.5 * len(views))), 3.4))
-    width = 0.8 / max(1, len(views))
-    for index, (view, outcomes) in enumerate(zip(views, per_run, strict=True)):
-        values = [pass_hat(outcomes[g], 1)[0] or 0.0 if g in outcomes else 0.0 for g in groups]
-        bars = axes.bar([i + index * width for i in range(len(groups))], values, width,
-                        label=f"{view.run.run_id}: {view.run.agent}")
-        axes.bar_label(bars, fmt="%.2f", fontsize=7)
-    axes.set_xticks([i + width * (len(views) - 1) / 2 for i in range(len(groups))],
-                    [f"{ts}\n{cat}" for ts, cat in groups], fontsize=7, rotation=30, ha="right")
-    axes.set_ylim(0, 1.1)
-    axes.set_ylabel("end-to-end accuracy")
-    axes.legend(fontsize=7, loc="lower right")
-    return _png(plt, figure)
+    with plt.rc_context({"text.parse_math": False}):  # run ids and categories are text, never $math$
+        per_run = [view.outcomes() for view in views]
+        groups = sorted({g for outcomes in per_run for g in outcomes if g != ALL})
+        figure, axes = plt.subplots(figsize=(max(5, len(groups) * (0.6 + 0.5 * len(views))), 3.4))
+        width = 0.8 / max(1, len(views))
+        for index, (view, outcomes) in enumerate(zip(views, per_run, strict=True)):
+            values = [pass_hat(outcomes[g], 1)[0] or 0.0 if g in outcomes else 0.0 for g in groups]
+            bars = axes.bar([i + index * width for i in range(len(groups))], values, width,
+                            label=f"{view.run.run_id}: {view.run.agent}")
+            axes.bar_label(bars, fmt="%.2f", fontsize=7)
+        axes.set_xticks([i + width * (len(views) - 1) / 2 for i in range(len(groups))],
+                        [f"{ts}\n{cat}" for ts, cat in groups], fontsize=7, rotation=30, ha="right")
+        axes.set_ylim(0, 1.1)
+        axes.set_ylabel("end-to-end accuracy")
+        axes.legend(fontsize=7, loc="lower right")
+        return _png(plt, figure)
 
 
 def _error_plot(views: list[RunView]) -> str:
     plt = pyplot()
-    counts = [Counter() for _ in views]  # type: list[Counter[str]]
-    for counter, view in zip(counts, views, strict=True):
-        for episode in view.episodes:
-            counter.update(json.loads(episode.error_types or "{}"))
-    names = sorted({name for counter in counts for name in counter})
-    figure, axes = plt.subplots(figsize=(7, max(2.5, 0.35 * len(names) * len(views) + 1)))
-    if names:
-        height = 0.8 / len(views)
-        for index, (view, counter) in enumerate(zip(views, counts, strict=True)):
-            axes.barh([i + index * height for i in range(len(names))], [counter[n] for n in names], height,
-                      label=view.run.run_id)
-        axes.set_yticks([i + height * (len(views) - 1) / 2 for i in range(len(names))], names)
-        axes.invert_yaxis()
-        axes.set_xlabel("calls")
-        axes.legend(fontsize=7)
-    else:
-        axes.text(0.5, 0.5, "no call errors", ha="center", va="center")
-        axes.set_axis_off()
-    return _png(plt, figure)
+    with plt.rc_context({"text.parse_math": False}):  # run ids and categories are text, never $math$
+        counts = [Counter() for _ in views]  # type: list[Counter[str]]
+        for counter, view in zip(counts, views, strict=True):
+            for episode in view.episodes:
+                counter.update(json.loads(episode.error_types or "{}"))
+        names = sorted({name for counter in counts for name in counter})
+        figure, axes = plt.subplots(figsize=(7, max(2.5, 0.35 * len(names) * len(views) + 1)))
+        if names:
+            height = 0.8 / len(views)
+            for index, (view, counter) in enumerate(zip(views, counts, strict=True)):
+                axes.barh([i + index * height for i in range(len(names))], [counter[n] for n in names], height,
+                          label=view.run.run_id)
+            axes.set_yticks([i + height * (len(views) - 1) / 2 for i in range(len(names))], names)
+            axes.invert_yaxis()
+            axes.set_xlabel("calls")
+            axes.legend(fontsize=7)
+        else:
+            axes.text(0.5, 0.5, "no call errors", ha="center", va="center")
+            axes.set_axis_off()
+        return _png(plt, figure)
 
 
 def pyplot() -> Any:
@@ -320,4 +323,6 @@ def _json(value: Any) -> str:
 
 
 def _e(text: Any) -> str:
-    return html.escape(str(text))
+    """`text` for the page: markup escaped, and control and bidi characters a model wrote shown as escapes
+    (an override would show a cell's text reversed)."""
+    return html.escape(visible_text(str(text)))

@@ -30,7 +30,7 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from evaluators.task_score import episode_scorer
-from sandbox.limits import printable_text, redacted_copy
+from sandbox.limits import printable_json, printable_text, redacted_copy
 from sandbox.schemas import openai_tools
 from sandbox.world import World
 from scenarios.family import task_hook
@@ -281,19 +281,21 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: 
     score = episode_scorer(family)(task, world, episode.process, mode)  # type: ignore[arg-type]
     errors = Counter(r.error.type for r in episode.records if r.error is not None)
     row = {
-        "task_set": task_set, "task_id": task.id, "category": task.category, "success": score.success,
+        "task_set": task_set, "task_id": _stored_text(str(task.id)), "category": _stored_text(str(task.category)),
+        "success": score.success,
         "state_fraction": score.state_fraction, "process": score.process,
         "steps": episode.steps, "calls": len(episode.records), "errors": sum(errors.values()),
         "error_types": json.dumps(dict(sorted(errors.items()))), "finished": episode.finished,
-        "stop_reason": episode.stop_reason, "diff": score.diff.to_json(), "error": episode.error, "trial": trial,
+        "stop_reason": episode.stop_reason, "diff": _stored_json(score.diff.to_dict()),
+        "error": None if episode.error is None else _stored_text(episode.error), "trial": trial,
         "result_record": _result_record(task, world, episode.process),
         "tools": tools,
     }
     calls = [
-        {"seq": r.seq, "tool": None if r.tool is None else printable_text(r.tool),
+        {"seq": r.seq, "tool": None if r.tool is None else _stored_text(r.tool),
          "arguments": _stored_json(r.arguments), "result": _stored_json(r.result),
          "error_type": None if r.error is None else r.error.type,
-         "error_message": None if r.error is None else printable_text(r.error.message)}
+         "error_message": None if r.error is None else _stored_text(r.error.message)}
         for r in episode.records
     ]
     return Outcome(row, calls, transcript_rows(episode.transcript))
@@ -319,10 +321,11 @@ def transcript_rows(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
             tool_calls = None
         rows.append({
             "seq": seq, "role": message.role, "source": message.source or message.role,
-            "content": printable_text(message.content if isinstance(message.content, str) else str(message.content)),
+            "content": _stored_text(message.content if isinstance(message.content, str) else str(message.content)),
             "tool_calls": tool_calls,
-            "call_text": None if message.call_text is None else printable_text(message.call_text),
-            "tool_call_id": message.tool_call_id, "prompt_tokens": usage.get("prompt_tokens"),
+            "call_text": None if message.call_text is None else _stored_text(message.call_text),
+            "tool_call_id": None if message.tool_call_id is None else _stored_text(message.tool_call_id),
+            "prompt_tokens": usage.get("prompt_tokens"),
             "completion_tokens": usage.get("completion_tokens"), "latency_ms": usage.get("latency_ms"),
         })
     return rows
@@ -331,21 +334,30 @@ def transcript_rows(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
 def failed_outcome(task_set: str, task: Any, reason: str, trial: int = 0) -> Outcome:
     """The stored form of an episode that could not be run or scored at all."""
     row = {
-        "task_set": task_set, "task_id": str(getattr(task, "id", "?")), "category": str(getattr(task, "category", "?")),
+        "task_set": task_set, "task_id": _stored_text(str(getattr(task, "id", "?"))),
+        "category": _stored_text(str(getattr(task, "category", "?"))),
         "success": False, "state_fraction": 0.0, "process": 0.0, "steps": 0, "calls": 0, "errors": 0,
         "error_types": "{}", "finished": False, "stop_reason": "run failed", "diff": "[]",
-        "error": printable_text(reason), "trial": trial,
+        "error": _stored_text(reason), "trial": trial,
     }
     return Outcome(row, [])
 
 
+def _stored_text(text: str) -> str:
+    """`text` as any database holds it: lone surrogates (no UTF-8) and NUL (PostgreSQL's text refuses it)
+    written as visible escapes, `\\udxxx` and `\\x00`, the same on every database."""
+    text = printable_text(text)
+    return text.replace("\x00", "\\x00") if "\x00" in text else text
+
+
 def _stored_json(value: Any) -> str:
-    """JSON text any database can hold: valid UTF-8, whatever the value (typed values via `str`)."""
+    """JSON text any database can hold, whatever the value (typed values via `str`); a lone surrogate in a
+    string reads back as the escape `_stored_text` stores (`printable_json`)."""
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
     except Exception:  # a value json cannot write (too deep, too large a number): store what can be
         text = json.dumps(redacted_copy(value), ensure_ascii=False, default=str)
-    return printable_text(text)
+    return printable_json(text)
 
 
 Pending = tuple[str, Any, str, int]  # (task set name, task, end-state mode, trial) of one episode to run
@@ -359,7 +371,7 @@ def pending_tasks(store: RunStore, run_id: str, task_sets: Sequence[TaskSet], *,
     if retry_failed:
         done -= store.failed(run_id)
     return [(s.name, task, s.end_state_mode, trial) for s in task_sets for task in s.tasks
-            for trial in range(trials) if (s.name, task.id, trial) not in done]
+            for trial in range(trials) if (s.name, _stored_text(str(task.id)), trial) not in done]
 
 
 class BackendError(RuntimeError):

@@ -20,6 +20,7 @@ from sandbox.world import World
 from scenarios.family import task_hook
 
 from .store import MessageRow
+from .visible import visible_line, visible_text
 
 
 def world_inputs(messages: Sequence[MessageRow]) -> list[str | list[Call]]:
@@ -59,26 +60,38 @@ def replay(task: Any, messages: Sequence[MessageRow], *, single_reply: bool | No
 
 
 def transcript_text(messages: Sequence[MessageRow]) -> list[tuple[str, str]]:
-    """The transcript as (heading, body) pairs for a person: who spoke, and what they said or called."""
+    """The transcript as (heading, body) pairs for a person: who spoke, and what they said or called.
+
+    What a model wrote is shown with its control characters escaped (`toolworlds.visible`), and call
+    ids, names and argument text on one line each, so no reply can forge another turn or act on a terminal.
+    """
     shown = []
     for message in messages:
         heading = {"system": f"system ({message.source})", "user": "user" if message.source != "task" else "task",
                    "assistant": "assistant", "tool": "tool result"}.get(message.role, message.role)
         if message.tool_call_id:
-            heading += f" [{message.tool_call_id}]"
+            heading += f" [{_call_id(message.tool_call_id)}]"
         cost = _cost(message)
         if cost:
             heading += f"  ({cost})"
-        body = message.content or ""
+        body = visible_text(message.content or "")
         if message.role == "assistant" and message.tool_calls:
             calls = json.loads(message.tool_calls)
-            lines = [f"-> {c.get('name')}({_arguments(c.get('arguments'))})" + (f"  [{c['id']}]" if c.get("id") else "")
-                     for c in calls]
+            lines = [f"-> {visible_line(str(c.get('name')))}({visible_line(_arguments(c.get('arguments')))})"
+                     + (f"  [{_call_id(str(c['id']))}]" if c.get("id") else "") for c in calls]
             body = "\n".join([*([body] if body else []), *lines])
-        elif message.role == "assistant" and message.call_text is not None and message.call_text != body:
-            body = "\n".join([*([body] if body else []), f"-> {message.call_text}"])
+        elif message.role == "assistant" and message.call_text not in (None, message.content or ""):
+            body = "\n".join([*([body] if body else []), f"-> {visible_text(message.call_text or '')}"])
         shown.append((heading, body))
     return shown
+
+
+# Call ids are a few dozen characters from any real endpoint; a longer one is cut where it is shown.
+_CALL_ID_CHARS = 100
+
+
+def _call_id(text: str) -> str:
+    return visible_line(text if len(text) <= _CALL_ID_CHARS else text[:_CALL_ID_CHARS] + "...")
 
 
 def _arguments(arguments: Any) -> str:
