@@ -196,6 +196,12 @@ def test_runs_work_on_postgresql(postgres_url: str) -> None:
     sqlite = RunStore("sqlite://")
     execute_run(sqlite, "pg", task_sets(4), AgentSpec("noisy", noise=0.3, seed=1))
     assert scores(store, "pg") == scores(sqlite, "pg")
+    # PostgreSQL's text holds neither NUL nor a lone surrogate: both are stored as their escapes.
+    task = load_tasks("en")[0]
+    odd = task.model_copy(update={"id": f"{task.id}\x00\ud800", "category": "multi\x00step"})
+    (episode,) = execute_run(store, "odd", [TaskSet("banking", "en", [odd])], AgentSpec())
+    assert (episode.task_id, episode.category) == (f"{task.id}\\x00\\ud800", "multi\\x00step")
+    assert episode.success and episode.error is None
     store.close()
 
 
