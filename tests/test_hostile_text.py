@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from sandbox.limits import printable_json
 from scenarios.banking.family import load_tasks
+from scenarios.datasets import dataset_dir
 from toolworlds.cli import app
 from toolworlds.runner import AgentSpec, TaskSet, execute_run, pending_tasks
 from toolworlds.store import MessageRow, RunStore
@@ -153,3 +154,23 @@ def test_a_run_id_is_text_in_the_html_report_plots_never_math(tmp_path: Path) ->
                                         str(page)])
     assert reported.exit_code == 0, reported.output
     assert "run $\\undefinedmacro$" in page.read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(dataset_dir("acebench") is None, reason="ACEBench data not found (../shared/datasets or "
+                    "TOOLWORLDS_DATA)")
+def test_score_json_keeps_a_lone_surrogate_a_verdict_quotes_as_its_escape(tmp_path: Path) -> None:
+    """A model's call can name an argument `"\\ud800"` (valid JSON, a lone surrogate once decoded); the
+    verdict's detail quotes it, and `--json` writes it as `\\ud800` instead of failing to encode it."""
+    data = dataset_dir("acebench")
+    assert data is not None
+    item = json.loads((data / "data_en" / "data_normal_atom_object_short.json").read_text().splitlines()[0])
+    arguments = {"text": "The calm lake mirrors the sky, whispers of the winds float by.",
+                 "context": {"culture": "Western"}, "\ud800": 1}  # the right call, and one argument more
+    output = json.dumps({"name": item["function"][0]["name"], "arguments": arguments})
+    (tmp_path / "data_normal_atom_object_short_result.json").write_text(json.dumps({"id": item["id"],
+                                                                                  "result": output}) + "\n")
+    written = tmp_path / "scores.json"
+    scored = CliRunner().invoke(app, ["score", "acebench", "--results", str(tmp_path), "--mode", "strict",
+                                      "--json", str(written)])
+    assert scored.exit_code == 0, scored.output
+    assert "\\ud800" in json.dumps(json.loads(written.read_text(encoding="utf-8")), ensure_ascii=False)
