@@ -151,7 +151,10 @@ class WorldFamily:
         """The folder or file to read tasks from; raises `LookupError` saying what to pass."""
         source = given if given is not None else (self.find_data() if self.find_data else None)
         if source is None:
-            raise LookupError(f"no {self.name} data found: pass --data DIR or set TOOLWORLDS_DATA")
+            from .datasets import unusable_setting  # here: drawing the command line imports this module
+
+            why = unusable_setting() or "pass --data DIR or set TOOLWORLDS_DATA"
+            raise LookupError(f"no {self.name} data found: {why}")
         if not source.exists():
             raise LookupError(f"{source} does not exist")
         return source

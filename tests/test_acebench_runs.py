@@ -12,8 +12,9 @@ from typer.testing import CliRunner
 
 from evaluators.acebench import score_directory, summarize
 from scenarios.acebench.family import FAMILY
-from scenarios.acebench.items import AceItem
-from scenarios.datasets import dataset_dir
+from scenarios.acebench.items import AceItem, read_items
+from scenarios.acebench.tasks import read_tasks
+from scenarios.datasets import ENV_VAR, dataset_dir
 from scenarios.family import TaskQuery
 from tests.fake_chat import chat_endpoint
 from toolworlds.agents import OracleAgent
@@ -142,3 +143,149 @@ def test_agent_tasks_carry_acebench_scenario_rules_and_user_rules() -> None:
     assert "Book a round-trip flight" in travel.user_prompt and travel.question in travel.user_prompt
     assert "which message to delete" in phone.user_prompt
     assert FAMILY.tasks(TaskQuery(data=DATA, categories=("nope",))).problems
+
+
+# -- task data that is broken: problems naming file, line and field; the rest still load ------------------
+
+
+def _task_line(task_id: str, **fields: Any) -> str:
+    """One agent task (turn the Wi-Fi on) as a line of a prompt file."""
+    task = {"id": task_id, "question": "Turn the Wi-Fi on.", "initial_config": {"BaseApi": {"wifi": False}},
+            "involved_classes": ["BaseApi"], "function": [], **fields}
+    return json.dumps(task)
+
+
+def _answer_line(task_id: str, **fields: Any) -> str:
+    answer = {"id": task_id, "ground_truth": [{"BaseApi": {"wifi": True, "logged_in": True}}],
+              "mile_stone": ["[turn_on_wifi()]"], **fields}
+    return json.dumps(answer)
+
+
+def _agent_file(folder: Path, prompts: list[str | bytes], answers: list[str | bytes]) -> Path:
+    """A multi-step prompt file of these lines in `folder`, with possible answers of those beside it."""
+    (folder / "possible_answer").mkdir(parents=True, exist_ok=True)
+    prompt_file = folder / "data_agent_multi_step.json"
+    for path, lines in ((prompt_file, prompts), (folder / "possible_answer" / prompt_file.name, answers)):
+        path.write_bytes(b"".join((line if isinstance(line, bytes) else line.encode()) + b"\n" for line in lines))
+    return prompt_file
+
+
+def test_lines_json_cannot_read_are_problems_naming_their_line(tmp_path: Path) -> None:
+    """Not UTF-8, an integer past Python's 4,300 digits (a plain ValueError from `json`), nesting deeper
+    than the stack (a RecursionError): each is a problem like a truncated line, and the rest load."""
+    prompts = [_task_line("t0"), b'{"id": "t1", "question": "caf\xe9"}', '{"id": "t2", "n": ' + "9" * 5000 + "}",
+               "[" * 100_000 + "]" * 100_000, _task_line("t3")]
+    loaded = read_tasks(_agent_file(tmp_path, prompts, [_answer_line("t0"), _answer_line("t3")]))
+    assert loaded.problems == ["data_agent_multi_step.json:2: not valid UTF-8 (byte 0xe9 at column 30)",
+                               "data_agent_multi_step.json:3: not valid JSON (an integer too long to read)",
+                               "data_agent_multi_step.json:4: not valid JSON (nested too deeply to read)"]
+    assert [task.id for task in loaded.tasks] == ["t0", "t3"]
+
+
+def test_a_bad_possible_answer_line_is_named_by_its_path_in_the_data_folder(tmp_path: Path) -> None:
+    loaded = read_tasks(_agent_file(tmp_path, [_task_line("t0")], [_answer_line("t0"), "{oops"]))
+    assert loaded.problems == ["possible_answer/data_agent_multi_step.json:2: not valid JSON (Expecting property "
+                               "name enclosed in double quotes)"]
+
+
+def test_a_repeated_task_or_answer_id_is_a_problem_and_the_first_is_kept(tmp_path: Path) -> None:
+    """Episodes are stored by task id: a second task of an id would replace the first one's episode, and a
+    second answer of an id would silently be the first task's ground truth."""
+    prompts = [_task_line("t0"), _task_line("t1"), _task_line("t0", question="Something else.")]
+    answers = [_answer_line("t0"), _answer_line("t1"), _answer_line("t1", mile_stone=["[login_device()]"])]
+    loaded = read_tasks(_agent_file(tmp_path, prompts, answers))
+    assert loaded.problems == ["possible_answer/data_agent_multi_step.json:3: duplicate id t1 (first at line 2)",
+                               "data_agent_multi_step.json:3: duplicate id t0 (first at line 1)"]
+    assert [(task.id, task.question, task.paths) for task in loaded.tasks] == [
+        ("t0", "Turn the Wi-Fi on.", [["[turn_on_wifi()]"]]), ("t1", "Turn the Wi-Fi on.", [["[turn_on_wifi()]"]])]
+
+
+def _item_files(folder: Path, category: str, prompts: list[Any], answers: list[Any]) -> None:
+    """An item file of `category` (one JSON line per entry) with its possible answers beside it."""
+    (folder / "possible_answer").mkdir(parents=True, exist_ok=True)
+    name = f"data_{category}.json"
+    (folder / name).write_text("".join(json.dumps(row) + "\n" for row in prompts))
+    (folder / "possible_answer" / name).write_text("".join(json.dumps(row) + "\n" for row in answers))
+
+
+def _item(item_id: Any) -> dict[str, Any]:
+    functions = [{"name": "set_alarm", "description": "Set an alarm.",
+                  "parameters": {"type": "object", "properties": {"on": {"type": "boolean"}}, "required": ["on"]}}]
+    return {"id": item_id, "question": "user: wake me up\n", "function": functions}
+
+
+def test_item_ids_and_possible_answers_are_checked_when_read(tmp_path: Path) -> None:
+    """An id that is a list or an object (unhashable) and a possible answer of the wrong shape are problems
+    naming the line and the field, found at load rather than as an AttributeError mid-run."""
+    good = {"set_alarm": {"on": True}}
+    _item_files(tmp_path, "normal_atom_bool",
+                [_item("ok"), _item(["x"]), _item({"x": 1}), *(_item(f"bad{n}") for n in range(5)), _item("ok")],
+                [{"id": "ok", "ground_truth": good}, {"id": ["x"], "ground_truth": good},
+                 {"id": "bad0", "ground_truth": "oops"}, {"id": "bad1", "ground_truth": 7},
+                 {"id": "bad2", "ground_truth": None}, {"id": "bad3", "ground_truth": [good, "oops"]},
+                 {"id": "bad4", "ground_truth": {"set_alarm": [1, 2]}}])
+    _item_files(tmp_path, "special_error_param", [_item("e0"), _item("e1")],
+                [{"id": "e0", "ground_truth": {"on": []}}, {"id": "e1", "ground_truth": {"on": ["maybe"]}}])
+    loaded = read_items(tmp_path, "en", ("normal_atom_bool", "special_error_param"))
+    answers = "possible_answer/data_normal_atom_bool.json"
+    assert loaded.problems == [
+        f"{answers}:2: no id (an 'id' text field)",
+        "data_normal_atom_bool.json:2: no id (an 'id' text field)",
+        "data_normal_atom_bool.json:3: no id (an 'id' text field)",
+        "data_normal_atom_bool.json:9: duplicate id ok (first at line 1)",
+        f"{answers}:3: bad0: ground_truth must be an object of calls, not text",
+        f"{answers}:4: bad1: ground_truth must be an object of calls, not a number",
+        f"{answers}:5: bad2: ground_truth must be an object of calls, not null",
+        f"{answers}:6: bad3: ground_truth[1] must be an object of calls, not text",
+        f"{answers}:7: bad4: ground_truth['set_alarm'] must be an object of arguments, not a list",
+        "possible_answer/data_special_error_param.json:1: e0: ground_truth['on'] must be a non-empty list, "
+        "not an empty list"]
+    assert [item.id for item in loaded.tasks] == ["ok", "e1"]
+    assert all(item.paths for item in loaded.tasks)  # the oracle's reply: what failed mid-run before
+
+
+def test_english_data_is_never_also_read_as_chinese(tmp_path: Path) -> None:
+    """A `data_en` folder, or a single file in one, holds English tasks only: a run without --lang runs
+    them once, as English."""
+    folder = tmp_path / "data_en"
+    prompt_file = _agent_file(folder, [_task_line("t0")], [_answer_line("t0")])
+    _item_files(folder, "normal_atom_bool", [_item("i0")], [{"id": "i0", "ground_truth": {"set_alarm": {"on": True}}}])
+    for source in (prompt_file, folder):
+        assert FAMILY.tasks(TaskQuery(lang="zh", data=source)).tasks == [], source
+        assert FAMILY.tasks(TaskQuery(lang="en", data=source)).tasks, source
+    output = _run_languages(tmp_path, "--data", str(prompt_file), "--agent", "oracle")
+    assert "acebench/en" in output and "acebench/zh" not in output and "no data for zh" in output
+
+
+def _run_languages(tmp_path: Path, *options: str) -> str:
+    """What `toolworlds run --tasks acebench` prints without --lang (it runs the languages the data holds)."""
+    arguments = ["run", "--tasks", "acebench", "--db", f"sqlite:///{tmp_path / 'runs.db'}", "--run-id", "r",
+                 "--results", str(tmp_path / "results"), *options]
+    outcome = CliRunner().invoke(app, arguments, env={"COLUMNS": "200"})
+    assert outcome.exit_code == 0, outcome.output
+    return outcome.output
+
+
+def test_doctor_reports_a_task_whose_world_cannot_be_built_and_lints_the_others(tmp_path: Path) -> None:
+    prompts = [_task_line("t0"), _task_line("t1", initial_config={"BaseApi": [1, 2]}),
+               _task_line("t2", involved_classes=["BaseApi", "NoSuchApi"]),
+               _task_line("t3", initial_config={"BaseApi": {"wifi": "false"}}), _task_line("t4")]
+    prompt_file = _agent_file(tmp_path, prompts, [_answer_line(f"t{n}") for n in range(5)])
+    report = FAMILY.replay(prompt_file, "en", {}) if FAMILY.replay else None
+    assert report is not None and report.summary == "reproduced 2/5 tasks"
+    assert report.findings == [
+        "t1: initial state invalid: initial_config.BaseApi must be an object, not a value of type list",
+        "t2: initial state invalid: unknown ACEBench classes: NoSuchApi; known: BaseApi, MessageApi, ReminderApi, "
+        "FoodPlatform, Travel",
+        "t3: initial state invalid: initial_config.BaseApi.wifi must be true or false, not 'false'"]
+    doctor = CliRunner().invoke(app, ["doctor", "acebench", "--data", str(prompt_file)], env={"COLUMNS": "200"})
+    assert doctor.exit_code == 1, doctor.output
+    assert "t1: initial state invalid" in doctor.output and "5 rows: 2 reproduce, 3 finding(s)" in doctor.output
+
+
+def test_a_data_folder_setting_that_names_no_folder_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = tmp_path / "not-here"
+    monkeypatch.setenv(ENV_VAR, str(missing))
+    with pytest.raises(LookupError, match=f"no acebench data found: TOOLWORLDS_DATA names {missing}, which is not a "
+                       "folder"):
+        FAMILY.data_source(None)

@@ -64,6 +64,28 @@ def test_initial_config_only_the_baseapi_entry_counts() -> None:
     assert defaults.state()["BaseApi"] == {"wifi": False, "logged_in": True}
 
 
+@pytest.mark.parametrize(("config", "refusal"), [
+    ({"BaseApi": {"logged_in_users": "Eve"}}, "BaseApi.logged_in_users must be a list of user names, not 'Eve'"),
+    ({"BaseApi": {"logged_in_users": ["Eve", 3]}}, "BaseApi.logged_in_users[1] must be a user name"),
+    ({"BaseApi": {"wifi": "false"}}, "BaseApi.wifi must be true or false, not 'false'"),
+    ({"BaseApi": {"logged_in": 0}}, "BaseApi.logged_in must be true or false, not a value of type int"),
+    ({"BaseApi": [1, 2]}, "BaseApi must be an object, not a value of type list"),
+])
+def test_an_initial_config_of_the_wrong_type_is_refused_naming_its_field(config: dict, refusal: str) -> None:
+    """The reference stores these values as given, so `"false"` turns the Wi-Fi on, and `list()` of a name
+    logs in one user per letter: the task is invalid, and says why, instead of running in such a world."""
+    with pytest.raises(ValueError, match=re.escape(f"initial_config.{refusal}")):
+        acebench_world(PHONE, initial_config=config)
+
+
+def test_valid_initial_configs_give_the_worlds_they_always_gave() -> None:
+    world = acebench_world(PHONE, initial_config={"BaseApi": {"wifi": True, "logged_in_users": ["Eve"]}})
+    assert world.state()["BaseApi"] == {"wifi": True, "logged_in": True}
+    assert world.state()["FoodPlatform"]["logged_in_users"] == ["Eve"]
+    for empty in ({}, {"BaseApi": {}}, {"BaseApi": None}, {"Travel": {}}):
+        assert acebench_world(PHONE, initial_config=empty).state() == acebench_world(PHONE).state()
+
+
 def test_phone_apps_bring_the_device_along() -> None:
     assert "BaseApi" in acebench_world(["MessageApi"]).apps
     assert list(acebench_world(["Travel"]).apps) == ["Travel"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,25 @@ def test_cli_replay_and_doctor_are_clean(lang: str) -> None:
     doctor = runner.invoke(app, ["doctor", "banking", "--lang", lang])
     assert doctor.exit_code == 0, doctor.output
     assert "0 finding(s)" in doctor.output
+
+
+def test_doctor_reports_a_bad_bank_state_and_lints_every_other_task(tmp_path: Path) -> None:
+    """A task whose initial bank state its model refuses (or that is not an object, or names an unknown
+    class) is one finding naming the task and the field; the other tasks are still replayed."""
+    build(tmp_path)
+    prompt_file = tmp_path / "data_en" / "data_agent_multi_step.json"
+    tasks = [json.loads(line) for line in prompt_file.read_text().splitlines()]
+    tasks[0]["initial_config"]["Bank"] = {"accounts": {"A001": {"account_id": "A001", "customer_id": "C001",
+                                                                "kind": "checking", "balance": "lots",
+                                                                "initial_balance": "1.00"}}}
+    tasks[1]["initial_config"]["Bank"] = [1]
+    tasks[2]["involved_classes"] = ["BaseApi", "Bnak"]
+    prompt_file.write_text("".join(json.dumps(task, ensure_ascii=False) + "\n" for task in tasks))
+    doctor = CliRunner().invoke(app, ["doctor", "banking", "--data", str(prompt_file.parent)], env={"COLUMNS": "200"})
+    assert doctor.exit_code == 1, doctor.output
+    assert f"{tasks[0]['id']}: initial state invalid: BankState accounts.A001.balance: Input should be a valid " \
+           "decimal" in doctor.output
+    assert f"{tasks[1]['id']}: initial state invalid: initial_config.Bank must be an object of bank fields, not a " \
+           "value of type list" in doctor.output
+    assert f"{tasks[2]['id']}: initial state invalid: unknown class 'Bnak'" in doctor.output
+    assert "36 rows: 33 reproduce, 3 finding(s)" in doctor.output

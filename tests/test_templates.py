@@ -48,10 +48,12 @@ def test_worlds_from_one_template_are_independent() -> None:
     assert _bytes(first) != pristine
 
 
-def test_a_configuration_that_is_no_key_is_still_built_and_validated() -> None:
-    odd = {"BaseApi": {"logged_in_users": "Eve"}}  # a string: the reference would iterate its letters
-    world = acebench_world(("FoodPlatform",), initial_config=odd)
-    assert world.state()["FoodPlatform"]["logged_in_users"] == ["E", "v", "e"]
+def test_a_configuration_that_can_be_no_key_is_refused_naming_its_field() -> None:
+    """Every valid configuration is a template key; one that cannot be (a string of users, which `list()`
+    would make one user per letter) is refused instead of being built some other way."""
+    odd = {"BaseApi": {"logged_in_users": "Eve"}}
+    with pytest.raises(ValueError, match=r"initial_config\.BaseApi\.logged_in_users must be a list of user names"):
+        acebench_world(("FoodPlatform",), initial_config=odd)
 
 
 def test_a_template_can_only_be_forked() -> None:

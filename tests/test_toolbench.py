@@ -188,6 +188,44 @@ def test_bad_rows_are_problems_and_the_rest_still_load(tmp_path: Path) -> None:
     assert any("without a string 'name'" in p for p in loaded.problems)
 
 
+def test_rows_json_cannot_read_are_problems_naming_their_file(tmp_path: Path) -> None:
+    """An integer past Python's 4,300 digits (a plain ValueError from `json`, in a line or a whole file),
+    a byte that is not UTF-8, and a parquet file pyarrow cannot open (an ArrowInvalid) are problems."""
+    lines = tmp_path / "lines.jsonl"
+    lines.write_bytes(b"\n".join([json.dumps(rows()[0]).encode(), b'{"query": ' + b"9" * 5000 + b"}",
+                                  b'{"query": "caf\xe9"}', b"[" * 100_000, json.dumps(rows()[5]).encode()]) + b"\n")
+    loaded = read_tasks(lines)
+    assert loaded.problems == ["lines.jsonl:2: not valid JSON (an integer too long to read)",
+                               "lines.jsonl:3: not valid UTF-8 (byte 0xe9 at column 15)",
+                               "lines.jsonl:4: not valid JSON (nested too deeply to read)"]
+    assert [t.source_id for t in loaded.tasks] == ["101", "106"]
+    whole = tmp_path / "whole.json"
+    whole.write_text("[" + "9" * 5000 + "]")
+    assert read_tasks(whole).problems == ["whole.json: not valid JSON (an integer too long to read)"]
+    pytest.importorskip("pyarrow", reason="parquet task files need pyarrow")
+    (tmp_path / "empty.parquet").write_bytes(b"")
+    (tmp_path / "corrupt.parquet").write_bytes(b"PAR1 not really")
+    for name in ("empty.parquet", "corrupt.parquet"):
+        (problem,) = read_tasks(tmp_path / name).problems
+        assert problem.startswith(f"{name}: not a readable parquet file ("), problem
+
+
+def test_a_repeated_instance_id_is_a_problem_and_the_first_row_is_kept(tmp_path: Path) -> None:
+    """Episodes and results are matched by task id: a second task of an id would replace the first's."""
+    first, second, third = ({**row, "instance_id": "same"} for row in rows()[:3])
+    loaded = read_tasks(write(tmp_path / "dup.jsonl", [first, second, rows()[3], third]))
+    assert loaded.problems == ["dup.jsonl:2: duplicate id same (first at dup.jsonl:1)",
+                               "dup.jsonl:4: duplicate id same (first at dup.jsonl:1)"]
+    assert [(t.id, t.source_id) for t in loaded.tasks] == [("same", "101"), ("toolbench_2", "104")]
+
+
+def test_a_sample_larger_than_any_source_takes_every_task(task_file: Path) -> None:
+    """`-n 99999999999999999999999` (or such a `sample_size`) is past what `islice` takes."""
+    loaded = family("toolbench").tasks(TaskQuery(data=task_file, limit=99999999999999999999999))
+    assert len(loaded.tasks) == 6 and loaded.problems == []
+    assert len(read_tasks(task_file, stop_after=-1).tasks) == 0
+
+
 def test_a_folder_is_read_file_by_file_and_numbered_throughout(tmp_path: Path) -> None:
     write(tmp_path / "a.json", rows()[:2])
     write(tmp_path / "b.jsonl", rows()[2:4])

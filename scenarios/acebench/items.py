@@ -20,7 +20,7 @@ from sandbox import World
 from ..family import TaskLoad
 from .answers import possible_reply
 from .prompts import history_message, single_reply_prompt
-from .tasks import json_records
+from .tasks import answers_by_id, folder_language, unique_records
 
 
 class AceItem(BaseModel):
@@ -66,31 +66,102 @@ class AceItem(BaseModel):
 
 def read_items(data: Path, lang: str, categories: tuple[str, ...]) -> TaskLoad:
     """The items of `categories` under an ACEBench folder (or its `data_<lang>` folder);
-    a category without a file is skipped, a malformed line is a problem."""
+    a category without a file is skipped, a malformed line is a problem.
+
+    As for agent tasks, an id met twice is a problem and only its first line is kept, and a
+    possible answer is checked at load against the shape its category's checker reads, so a
+    malformed one is named here rather than failing the episode with no field named."""
     folder = data / f"data_{lang}" if (data / f"data_{lang}").is_dir() else data
     result = TaskLoad()
+    if folder_language(folder) not in (None, lang):
+        return result  # a data_en folder holds no zh items
     for category in categories:
         prompt_file = folder / f"data_{category}.json"
-        answer_file = folder / "possible_answer" / prompt_file.name
         if not prompt_file.is_file():
             continue
+        answer_label = f"possible_answer/{prompt_file.name}"
+        answer_file = folder / answer_label
         if not answer_file.is_file():
-            result.problems.append(f"{prompt_file.name}: no possible_answer/{prompt_file.name} beside it")
+            result.problems.append(f"{prompt_file.name}: no {answer_label} beside it")
             continue
-        answers = {row.get("id"): row for _, row in json_records(answer_file, result.problems)}
-        for number, row in json_records(prompt_file, result.problems):
-            item_id = row.get("id")
-            answer = answers.get(item_id)
-            if not isinstance(item_id, str) or answer is None:
-                result.problems.append(f"{prompt_file.name}:{number}: no id, or no possible answer for it")
-                continue
-            try:
-                result.tasks.append(AceItem(
-                    id=item_id, category=category, lang=lang, history=str(row.get("question", "")),
-                    functions=row.get("function") or [], ground_truth=answer.get("ground_truth"),
-                    time=str(row.get("time") or ""), profile=str(row.get("profile") or ""),
-                    source=f"{prompt_file.name}:{number}"))
-            except ValueError as exc:
-                result.problems.append(f"{item_id}: malformed item: {exc}")
+        answers = answers_by_id(answer_file, answer_label, result.problems)
+        for number, row in unique_records(prompt_file, prompt_file.name, result.problems):
+            item = _item(row, answers, category, lang, f"{prompt_file.name}:{number}", answer_label, result.problems)
+            if item is not None:
+                result.tasks.append(item)
     return result
 
+
+def _item(row: dict[str, Any], answers: dict[str, tuple[int, dict[str, Any]]], category: str, lang: str,
+          source: str, answer_label: str, problems: list[str]) -> AceItem | None:
+    """One prompt line joined with its possible answer, or None (and a problem naming the line of
+    either file that is wrong) when it cannot be an item."""
+    item_id = row["id"]
+    if item_id not in answers:
+        problems.append(f"{source}: no possible answer for {item_id}")
+        return None
+    number, answer = answers[item_id]
+    wrong = answer_problem(category, answer.get("ground_truth"))
+    if wrong is not None:
+        problems.append(f"{answer_label}:{number}: {item_id}: {wrong}")
+        return None
+    try:
+        return AceItem(
+            id=item_id, category=category, lang=lang, history=str(row.get("question", "")),
+            functions=row.get("function") or [], ground_truth=answer.get("ground_truth"),
+            time=str(row.get("time") or ""), profile=str(row.get("profile") or ""), source=source)
+    except ValueError as exc:
+        problems.append(f"{item_id}: malformed item: {exc}")
+        return None
+
+
+def answer_problem(category: str, answer: Any) -> str | None:
+    """What is wrong with a possible answer for `category`, or None when its checker can read it.
+
+    Normal items: an object mapping each function to an object of its arguments, or a non-empty
+    list of such objects (alternatives). Special items: `incomplete` maps an API to the list of
+    missing parameter names, `error_param` a parameter to a non-empty list of its wrong values (the
+    checker reads the first);
+    `irrelevant` answers are never read.
+    """
+    if category == "special_irrelevant":
+        return None
+    if category.startswith("special"):
+        return _special_problem(category, answer)
+    if not isinstance(answer, list):
+        return _calls_problem(answer, "ground_truth")
+    if not answer:
+        return "ground_truth is an empty list (no alternative)"
+    return next((wrong for index, alternative in enumerate(answer)
+                 if (wrong := _calls_problem(alternative, f"ground_truth[{index}]")) is not None), None)
+
+
+def _calls_problem(answer: Any, where: str) -> str | None:
+    """What is wrong with one normal answer (`{function: {argument: value}}`) found at `where`, or None."""
+    if not isinstance(answer, dict):
+        return f"{where} must be an object of calls, not {_kind(answer)}"
+    return next((f"{where}[{name!r}] must be an object of arguments, not {_kind(arguments)}"
+                 for name, arguments in answer.items() if not isinstance(arguments, dict)), None)
+
+
+def _special_problem(category: str, answer: Any) -> str | None:
+    """What is wrong with a special item's answer (`{name: [values]}`, at least one entry), or None."""
+    if not isinstance(answer, dict) or not answer:
+        return f"ground_truth must be a non-empty object, not {_kind(answer)}"
+    incomplete = "incomplete" in category
+    for name, values in answer.items():
+        if not isinstance(values, list) or not (values or incomplete):
+            return f"ground_truth[{name!r}] must be a {'' if incomplete else 'non-empty '}list, not {_kind(values)}"
+        if incomplete and not all(isinstance(value, str) for value in values):
+            return f"ground_truth[{name!r}] must list parameter names as text"
+    return None
+
+
+def _kind(value: Any) -> str:
+    """A value's JSON type, as a data author reads it."""
+    if value is None:
+        return "null"
+    if isinstance(value, (list, dict)) and not value:
+        return "an empty " + ("list" if isinstance(value, list) else "object")
+    names = {bool: "a boolean", int: "a number", float: "a number", str: "text", list: "a list", dict: "an object"}
+    return names.get(type(value), type(value).__name__)

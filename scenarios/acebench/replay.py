@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from sandbox import CallRecord, ParseError, parse_message
 from sandbox.comparison import Mode, StateComparison, compare_states
 
@@ -113,6 +115,7 @@ class Diagnosis:
     reproduced: bool
     path: int | None
     paths: list[PathReplay]
+    invalid: str = ""  # why the task's world cannot be built from its initial state, when it cannot
 
     @property
     def chosen(self) -> PathReplay | None:
@@ -121,6 +124,8 @@ class Diagnosis:
     @property
     def reason(self) -> str:
         chosen = self.chosen
+        if self.invalid:
+            return f"initial state invalid: {self.invalid}"
         if chosen is None:
             return "the task has no milestone path"
         if self.reproduced:
@@ -138,6 +143,30 @@ class Diagnosis:
             "repairs": [] if chosen is None else chosen.repairs,
             "notes": [] if chosen is None else list(chosen.comparison.notes),
         }
+
+
+def world_problem(task: AceTask) -> str:
+    """Why `task`'s world cannot be built (unknown classes, an initial_config of the wrong shape or
+    values its apps refuse), in one line; "" when it can.
+
+    Whatever the builder raises is caught: a lint reports one bad task and goes on to the others,
+    and the builder is the family's (banking's bank state is validated by its own models).
+    """
+    try:
+        task.world()
+    except Exception as exc:  # any builder, any failure: the task's finding, never the lint's end
+        return _one_line(exc)
+    return ""
+
+
+def _one_line(exc: Exception) -> str:
+    """An exception's message on one line: a pydantic validation error's first errors as `Model
+    field: message`, a `KeyError`'s text without the quotes `str` adds."""
+    if isinstance(exc, ValidationError):
+        return "; ".join(f"{exc.title} {'.'.join(map(str, error['loc']))}: {error['msg']}"
+                         for error in exc.errors()[:3])
+    text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    return " ".join(text.split())[:300] or type(exc).__name__
 
 
 def replay_path(task: AceTask, index: int, reader: FailureReader, mode: Mode = "acebench") -> PathReplay:
@@ -173,6 +202,9 @@ def replay_path(task: AceTask, index: int, reader: FailureReader, mode: Mode = "
 def diagnose(task: AceTask, reader: FailureReader | None = None, mode: Mode = "acebench") -> Diagnosis:
     """Replay every gold path of `task`; the first that reproduces wins, else the closest."""
     reader = reader or FailureReader(texts_for(task.lang))
+    invalid = world_problem(task)
+    if invalid:
+        return Diagnosis(task.id, False, None, [], invalid)
     replays: list[PathReplay] = []
     for index in range(len(task.paths)):
         replay = replay_path(task, index, reader, mode)

@@ -11,7 +11,6 @@ tasks carry their own world builder.
 # every field's and parameter's type at import, and a type kept as a string is compiled and evaluated
 # on its own, a noticeable share of a cold `toolworlds replay`.
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +21,7 @@ from pydantic import BaseModel, Field
 from sandbox import World
 
 from ..family import TaskLoad
+from ..jsonlines import json_lines
 from .prompts import USER_OPENER, agent_prompt, user_prompt
 from .world import acebench_world, saved_state
 
@@ -103,55 +103,94 @@ def load_tasks(data: str | Path, lang: str = "en", categories: tuple[str, ...] =
 
 def read_tasks(data: str | Path, lang: str = "en", categories: tuple[str, ...] = CATEGORIES,
                family: str = "acebench", build: WorldBuilder = acebench_world) -> TaskLoad:
-    """Like `load_tasks` but keeps going past bad lines, recording each as a problem."""
+    """Like `load_tasks` but keeps going past bad lines, recording each as a problem.
+
+    A task id met twice (in the prompts, or in the possible answers) is a problem naming both
+    lines, and only the first is kept: the run store keys episodes by task id, so a second task
+    of the same id would silently replace the first one's episode, and a second answer would
+    silently become the first task's ground truth."""
     result = TaskLoad()
     for prompt_file in _prompt_files(Path(data), lang, categories):
         answer_file = prompt_file.parent / "possible_answer" / prompt_file.name
         category = "multi_turn" if "multi_turn" in prompt_file.name else "multi_step"
-        answers: dict[str, dict[str, Any]] = {}
+        answers: dict[str, tuple[int, dict[str, Any]]] = {}
         if answer_file.is_file():
-            for number, record in json_records(answer_file, result.problems):
-                if isinstance(record.get("id"), str):
-                    answers[record["id"]] = record
-                else:
-                    result.problems.append(f"{answer_file.name}:{number}: answer without an id")
+            answers = answers_by_id(answer_file, f"possible_answer/{prompt_file.name}", result.problems)
         else:
             result.problems.append(f"{prompt_file.name}: no possible_answer/{prompt_file.name} beside it")
-        for number, record in json_records(prompt_file, result.problems):
-            task_id = record.get("id")
-            if not isinstance(task_id, str):
-                result.problems.append(f"{prompt_file.name}:{number}: task without an id")
-                continue
-            answer = answers.get(task_id)
-            if answer is None:
-                result.problems.append(f"{task_id}: no possible answer")
-                continue
-            try:
-                result.tasks.append(AceTask(
-                    id=task_id, category=category, family=family, lang=lang, question=record.get("question", ""),
-                    initial_config=record.get("initial_config") or {},
-                    involved_classes=record.get("involved_classes") or [],
-                    functions=record.get("function") or [],
-                    ground_truth=_as_list(answer.get("ground_truth")),
-                    paths=_paths(answer.get("mile_stone")),
-                    source=f"{prompt_file.name}:{number}", build=build,
-                ))
-            except ValueError as exc:
-                result.problems.append(f"{task_id}: malformed task: {exc}")
+        for number, record in unique_records(prompt_file, prompt_file.name, result.problems):
+            task = _task(record, answers, category, lang, f"{prompt_file.name}:{number}", family, build,
+                         result.problems)
+            if task is not None:
+                result.tasks.append(task)
     if not result.tasks and not result.problems:
         result.problems.append(f"no agent task files found under {data}")
     return result
 
 
+def _task(record: dict[str, Any], answers: dict[str, tuple[int, dict[str, Any]]], category: str, lang: str,
+          source: str, family: str, build: WorldBuilder, problems: list[str]) -> AceTask | None:
+    """One prompt line joined with its possible answer, or None (and a problem) when it cannot be a task."""
+    task_id = record["id"]
+    if task_id not in answers:
+        problems.append(f"{task_id}: no possible answer")
+        return None
+    _, answer = answers[task_id]
+    try:
+        return AceTask(
+            id=task_id, category=category, family=family, lang=lang, question=record.get("question", ""),
+            initial_config=record.get("initial_config") or {},
+            involved_classes=record.get("involved_classes") or [],
+            functions=record.get("function") or [],
+            ground_truth=_as_list(answer.get("ground_truth")),
+            paths=_paths(answer.get("mile_stone")),
+            source=source, build=build,
+        )
+    except ValueError as exc:
+        problems.append(f"{task_id}: malformed task: {exc}")
+        return None
+
+
+def answers_by_id(path: Path, label: str, problems: list[str]) -> dict[str, tuple[int, dict[str, Any]]]:
+    """The possible answers of a file by id, each with its line (the first of each id; `label` names
+    the file in problems)."""
+    return {record["id"]: (number, record) for number, record in unique_records(path, label, problems)}
+
+
+def unique_records(path: Path, label: str, problems: list[str]) -> list[tuple[int, dict[str, Any]]]:
+    """The lines of a file that are objects with a text id, each id once: a line without one, or
+    repeating an earlier line's, is a problem (`label:line: ...`) and is left out."""
+    first_at: dict[str, int] = {}
+    kept = []
+    for number, record in json_records(path, problems, label):
+        record_id = record.get("id")
+        if not isinstance(record_id, str):
+            problems.append(f"{label}:{number}: no id (an 'id' text field)")
+        elif record_id in first_at:
+            problems.append(f"{label}:{number}: duplicate id {record_id} (first at line {first_at[record_id]})")
+        else:
+            first_at[record_id] = number
+            kept.append((number, record))
+    return kept
+
+
 _LANGUAGE_FOLDER = re.compile(r"data_([a-z]{2})")
 
 
+def folder_language(path: Path) -> str | None:
+    """The language a `data_<lang>` folder (or a file directly in one) holds, or None for another name."""
+    for name in (path.name, path.parent.name) if path.is_file() else (path.name,):
+        named = _LANGUAGE_FOLDER.fullmatch(name)
+        if named:
+            return named.group(1)
+    return None
+
+
 def _prompt_files(data: Path, lang: str, categories: tuple[str, ...]) -> list[Path]:
+    if folder_language(data) not in (None, lang):
+        return []  # data_en holds no zh tasks (nor a file in it): never relabel one language as another
     if data.is_file():
         return [data]
-    named = _LANGUAGE_FOLDER.fullmatch(data.name)
-    if named and named.group(1) != lang:
-        return []  # a data_en folder holds no zh tasks: never relabel one language as another
     for folder in (data / f"data_{lang}", data):
         files = [folder / f"data_agent_{category}.json" for category in categories]
         found = [f for f in files if f.is_file()]
@@ -160,21 +199,16 @@ def _prompt_files(data: Path, lang: str, categories: tuple[str, ...]) -> list[Pa
     return []
 
 
-def json_records(path: Path, problems: list[str]) -> list[tuple[int, dict[str, Any]]]:
+def json_records(path: Path, problems: list[str], label: str | None = None) -> list[tuple[int, dict[str, Any]]]:
+    """The JSON-object lines of a file with their numbers; any other line is a problem naming
+    `label` (default: the file's name) and its line, and the others still load."""
+    label = label or path.name
     records = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(f"{path.name}:{number}: not valid JSON ({exc.msg})")
-                continue
-            if isinstance(record, dict):
-                records.append((number, record))
-            else:
-                problems.append(f"{path.name}:{number}: a line must be a JSON object")
+    for number, record in json_lines(path, problems, label):
+        if isinstance(record, dict):
+            records.append((number, record))
+        else:
+            problems.append(f"{label}:{number}: a line must be a JSON object")
     return records
 
 

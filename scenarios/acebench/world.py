@@ -43,15 +43,9 @@ def acebench_world(
     seed): validating the default data is most of the cost of building one.
     """
     names = _app_names(classes if type(classes) is tuple else tuple(classes))
-    device = initial_config.get("BaseApi") if initial_config else None
-    if not device:  # the default device: the common case, so no configuration is read
-        return _template(names, lang, False, True, (), seed, coercion).fork()
-    users = device.get("logged_in_users", [])
-    if isinstance(users, (list, tuple)) and all(type(user) is str for user in users):
-        # What the configuration can change, as a hashable key: one template per distinct world.
-        return _template(names, lang, bool(device.get("wifi", False)), bool(device.get("logged_in", True)),
-                         tuple(users), seed, coercion).fork()
-    return _build(list(names), lang, initial_config or {}, seed, coercion)
+    wifi, logged_in, users = device_settings(initial_config or {})
+    # What the configuration can change, as a hashable key: one template per distinct world.
+    return _template(names, lang, wifi, logged_in, users, seed, coercion).fork()
 
 
 @functools.lru_cache(maxsize=256)
@@ -81,13 +75,49 @@ def _build(names: list[str], lang: str, initial_config: Mapping[str, Any], seed:
     return world
 
 
-def apply_initial_config(world: World, config: Mapping[str, Any]) -> None:
+def device_settings(config: Mapping[str, Any]) -> tuple[bool, bool, tuple[str, ...]]:
+    """The device an ACEBench `initial_config` sets up: (wifi, logged_in, logged_in_users).
+
+    Read as the reference reads its "BaseApi" entry (`wifi` defaults to False, `logged_in` to
+    True, the food platform's `logged_in_users` to none), with the types checked: the reference
+    stores the values as given, so `"false"` would turn the Wi-Fi on and `"Eve"` log in no user
+    by that name. A wrong type raises `ValueError` naming the field, so the task fails as
+    invalid, with that reason, instead of running in a world its author did not mean.
+    """
+    if not isinstance(config, Mapping):
+        raise ValueError(f"initial_config must be an object, not {_shown(config)}")
     device = config.get("BaseApi") or {}
+    if not isinstance(device, Mapping):
+        raise ValueError(f"initial_config.BaseApi must be an object, not {_shown(device)}")
+    wifi, logged_in = device.get("wifi", False), device.get("logged_in", True)
+    for name, value in (("wifi", wifi), ("logged_in", logged_in)):
+        if type(value) is not bool:
+            raise ValueError(f"initial_config.BaseApi.{name} must be true or false, not {_shown(value)}")
+    users = device.get("logged_in_users", [])
+    if not isinstance(users, (list, tuple)):
+        raise ValueError(f"initial_config.BaseApi.logged_in_users must be a list of user names, not {_shown(users)}")
+    wrong = next((index for index, user in enumerate(users) if type(user) is not str), None)
+    if wrong is not None:
+        raise ValueError(f"initial_config.BaseApi.logged_in_users[{wrong}] must be a user name, "
+                         f"not {_shown(users[wrong])}")
+    return wifi, logged_in, tuple(users)
+
+
+def _shown(value: Any) -> str:
+    """A wrong value as an error message shows it: text quoted (and cut short), anything else by its
+    type (`repr` of a 5,000-digit integer would itself raise)."""
+    if isinstance(value, str):
+        return repr(value[:60])
+    return f"a value of type {type(value).__name__}"
+
+
+def apply_initial_config(world: World, config: Mapping[str, Any]) -> None:
+    """Set the device of `world` as `config` says (`device_settings`; `ValueError` for a wrong type)."""
+    wifi, logged_in, users = device_settings(config)
     if "BaseApi" in world.apps:
-        world.load({"BaseApi": {"wifi": bool(device.get("wifi", False)),
-                                "logged_in": bool(device.get("logged_in", True))}})
+        world.load({"BaseApi": {"wifi": wifi, "logged_in": logged_in}})
     if "FoodPlatform" in world.apps:
-        world.load({"FoodPlatform": {"logged_in_users": list(device.get("logged_in_users", []))}})
+        world.load({"FoodPlatform": {"logged_in_users": list(users)}})
 
 
 def saved_state(world: World, classes: Sequence[str]) -> list[dict[str, Any]]:

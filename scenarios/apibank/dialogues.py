@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from types import MappingProxyType
@@ -19,6 +18,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from sandbox import ParseError, parse_message
+
+from ..jsonlines import file_text, json_lines
 
 LEVEL_FOLDERS = MappingProxyType({1: "level-1-given-desc", 2: "level-2-toolsearcher"})
 
@@ -80,32 +81,99 @@ def _folder(data: Path, name: str) -> Path:
     for candidate in (data / name, data / "lv1-lv2-samples" / name):
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError(f"no {name} folder under {data}")
+    raise ValueError(f"no {name} folder in {data}")
 
 
-def load_dialogues(data: str | Path, levels: tuple[int, ...] = (1, 2)) -> list[Dialogue]:
-    """Level-1 and level-2 dialogues under an API-Bank folder, in file-name order (empty files skipped)."""
+def load_dialogues(data: str | Path, levels: tuple[int, ...] = (1, 2),
+                   problems: list[str] | None = None) -> list[Dialogue]:
+    """Level-1 and level-2 dialogues under an API-Bank folder, in file-name order (empty files skipped).
+
+    A file with a line that cannot be read (not UTF-8, not JSON, a turn of the wrong shape) is
+    left out whole, since a dialogue missing a turn would shift every sample after it, and each
+    such line is a problem `level-1-given-desc/NAME.jsonl:LINE: reason` naming the field; a
+    missing level folder is one problem too. A file name already read in another level is a
+    problem and only the first is kept: samples (and their predictions) are named by file, so a
+    second would share the first one's ids. The other dialogues still load. With a `problems`
+    list the problems are added to it; without one, they raise `ValueError`.
+    """
+    found: list[str] = []
     dialogues = []
+    first_in: dict[str, str] = {}
     for level in levels:
-        folder = _folder(Path(data), LEVEL_FOLDERS[level])
+        try:
+            folder = _folder(Path(data), LEVEL_FOLDERS[level])
+        except ValueError as exc:
+            found.append(str(exc))
+            continue
         for path in sorted(folder.glob("*.jsonl")):
-            turns = []
-            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path.name}:{number}: not valid JSON ({exc.msg})") from None
-                if row.get("role") == "API":
-                    call = ApiCall(api_name=row["api_name"], param_dict=row.get("param_dict") or {},
-                                   result=row.get("result"))
-                    turns.append(DialogueTurn(role="API", call=call))
-                else:
-                    turns.append(DialogueTurn(role=row.get("role", "User"), text=row.get("text", "")))
+            label = f"{folder.name}/{path.name}"
+            if path.name in first_in:
+                found.append(f"{label}: duplicate id {path.name} (first at {first_in[path.name]})")
+                continue
+            first_in[path.name] = label
+            turns = _dialogue_turns(path, label, found)
             if turns:
                 dialogues.append(Dialogue(file=path.name, level=level, turns=turns))
+    if problems is None and found:
+        raise ValueError("; ".join(found[:5]))
+    if problems is not None:
+        problems.extend(found)
     return dialogues
+
+
+def _dialogue_turns(path: Path, label: str, problems: list[str]) -> list[DialogueTurn]:
+    """The turns of one dialogue file, or none (and a problem per bad line) when any line is bad."""
+    turns = []
+    before = len(problems)
+    for number, row in json_lines(path, problems, label):
+        try:
+            turns.append(dialogue_turn(row))
+        except ValueError as exc:
+            problems.append(f"{label}:{number}: {exc}")
+    return turns if len(problems) == before else []
+
+
+def dialogue_turn(row: Any) -> DialogueTurn:
+    """One line of a dialogue file as a turn; `ValueError` naming the field that is wrong."""
+    if not isinstance(row, dict):
+        raise ValueError(f"a line must be a JSON object, not {_kind(row)}")
+    role = row.get("role", "User")
+    if role not in ("User", "AI", "API"):
+        raise ValueError(f"role must be 'User', 'AI' or 'API', not {_kind(role)}")
+    if role != "API":
+        text = row.get("text", "")
+        if not isinstance(text, str):
+            raise ValueError(f"text must be text, not {_kind(text)}")
+        return DialogueTurn(role=role, text=text)
+    return DialogueTurn(role="API", call=_recorded_call(row))
+
+
+def _recorded_call(row: dict[str, Any]) -> ApiCall:
+    """The call of an API row, its fields checked where the replay reads them."""
+    name = row.get("api_name")
+    if "api_name" not in row:
+        raise ValueError("api_name is missing")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"api_name must be an API's name, not {_kind(name)}")
+    param_dict = row.get("param_dict") or {}
+    if not isinstance(param_dict, dict):
+        raise ValueError(f"param_dict must be an object, not {_kind(param_dict)}")
+    result = row.get("result")
+    if result is not None and not isinstance(result, dict):
+        raise ValueError(f"result must be an object, not {_kind(result)}")
+    given = (result or {}).get("input")
+    if given is not None and not isinstance(given, dict):
+        raise ValueError(f"result.input must be an object, not {_kind(given)}")
+    return ApiCall(api_name=name, param_dict=param_dict, result=result)
+
+
+def _kind(value: Any) -> str:
+    """A wrong value as a message shows it: text quoted (cut short), anything else by its JSON type."""
+    if isinstance(value, str):
+        return repr(value[:60])
+    names = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", list: "a list",
+             dict: "an object"}
+    return names.get(type(value), type(value).__name__)
 
 
 _CALL_LINE = re.compile(r"^\s*-?\s*([A-Z][A-Za-z]+)\((.*)\)\s*(?::.*)?$")
@@ -124,36 +192,53 @@ def _quote_bare(text: str) -> str:
     return _BARE.sub(fix, text)
 
 
-def load_level3(data: str | Path) -> list[Level3Scene]:
-    """The level-3 scenes under an API-Bank folder (or its `lv3-samples` folder)."""
+def load_level3(data: str | Path, problems: list[str] | None = None) -> list[Level3Scene]:
+    """The level-3 scenes under an API-Bank folder (or its `lv3-samples` folder).
+
+    A scene file that cannot be read (a folder by that name, bytes that are not UTF-8) is left
+    out and is a problem naming it (and the line); with no `problems` list, it raises `ValueError`.
+    Lines within a readable scene are read leniently (`Level3Scene.problems`)."""
     folder = Path(data)
     if (folder / "lv3-samples").is_dir():
         folder = folder / "lv3-samples"
+    found: list[str] = []
     scenes = []
     for path in sorted(folder.glob("*.txt")):
-        text = path.read_text(encoding="utf-8")
-        scene = re.search(r"Scene:\s*(.+)", text)
-        first = re.search(r"First Utter[ae]nce:\s*(.+)", text)
-        key_info = re.search(r"Key Info:\s*(.*?)(?:\n\s*-?\s*(?:GT )?API Calls?:)", text, re.DOTALL | re.IGNORECASE)
-        calls: list[ApiCall] = []
-        problems: list[str] = []
-        in_calls = False
-        for line in text.splitlines():
-            if _HEADINGS.match(line):
-                in_calls = True
-                continue
-            match = _CALL_LINE.match(line) if in_calls else None
-            if match is None:
-                continue
-            source = _quote_bare(f"{match.group(1)}({match.group(2)})")
-            try:
-                (call,) = parse_message(source).calls
-            except (ParseError, ValueError) as exc:
-                problems.append(f"{line.strip()[:80]}: {exc}")
-                continue
-            calls.append(ApiCall(api_name=call.name, param_dict=call.arguments))
-        scenes.append(Level3Scene(file=path.name, scene=scene.group(1).strip() if scene else path.stem,
-                                  first_utterance=first.group(1).strip() if first else "",
-                                  key_info=key_info.group(1).strip() if key_info else "", calls=calls,
-                                  problems=problems))
+        try:
+            text = file_text(path, f"{folder.name}/{path.name}")
+        except ValueError as exc:
+            found.append(str(exc))
+            continue
+        scenes.append(read_scene(path.name, text.replace("\r\n", "\n").replace("\r", "\n")))  # as read_text reads
+    if problems is None and found:
+        raise ValueError("; ".join(found[:5]))
+    if problems is not None:
+        problems.extend(found)
     return scenes
+
+
+def read_scene(file: str, text: str) -> Level3Scene:
+    """One scene's text: its headings, and its call lines read as calls (each unreadable one a problem)."""
+    scene = re.search(r"Scene:\s*(.+)", text)
+    first = re.search(r"First Utter[ae]nce:\s*(.+)", text)
+    key_info = re.search(r"Key Info:\s*(.*?)(?:\n\s*-?\s*(?:GT )?API Calls?:)", text, re.DOTALL | re.IGNORECASE)
+    calls: list[ApiCall] = []
+    problems: list[str] = []
+    in_calls = False
+    for line in text.splitlines():
+        if _HEADINGS.match(line):
+            in_calls = True
+            continue
+        match = _CALL_LINE.match(line) if in_calls else None
+        if match is None:
+            continue
+        source = _quote_bare(f"{match.group(1)}({match.group(2)})")
+        try:
+            (call,) = parse_message(source).calls
+        except (ParseError, ValueError) as exc:
+            problems.append(f"{line.strip()[:80]}: {exc}")
+            continue
+        calls.append(ApiCall(api_name=call.name, param_dict=call.arguments))
+    return Level3Scene(file=file, scene=scene.group(1).strip() if scene else Path(file).stem,
+                       first_utterance=first.group(1).strip() if first else "",
+                       key_info=key_info.group(1).strip() if key_info else "", calls=calls, problems=problems)

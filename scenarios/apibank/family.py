@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from ..datasets import dataset_dir
 from ..family import TaskLoad, TaskQuery, WorldFamily, select
@@ -44,6 +44,9 @@ def chosen_categories(names: tuple[str, ...]) -> tuple[tuple[str, ...], list[str
 
 
 def load(query: TaskQuery) -> TaskLoad:
+    """The tasks of the chosen levels. A dialogue or scene file that cannot be read is a problem
+    naming its file, line and field while the others load; a broken init_database file, from
+    which no task's world can be built, is one problem naming it."""
     try:
         source = apibank_folder(FAMILY.data_source(query.data))
     except LookupError as exc:
@@ -52,14 +55,27 @@ def load(query: TaskQuery) -> TaskLoad:
     if unknown:
         return TaskLoad([], [f"unknown API-Bank categories: {', '.join(unknown)} "
                              f"(levels: {', '.join(LEVELS)}; categories: {', '.join(CATEGORIES)})"])
+    try:
+        loaded = _read(source, categories)
+    except ValueError as exc:  # init_database: every world is built from it
+        return TaskLoad([], [str(exc)])
+    return TaskLoad(select(loaded.tasks, dataclasses.replace(query, categories=())), loaded.problems)
+
+
+def _read(source: Path, categories: tuple[str, ...]) -> TaskLoad:
+    """Every task of `categories`, and the problems met; `ValueError` when init_database is broken."""
+    loaded = TaskLoad()
     levels = tuple(level for level in (1, 2) if any(c.startswith(f"level-{level}-") for c in categories))
-    tasks: list[Any] = [t for t in read_samples(source, levels) if t.category in categories] if levels else []
-    problems: list[str] = []
+    if levels:
+        samples = read_samples(source, levels, loaded.problems)
+        loaded.tasks.extend(t for t in samples if t.category in categories)
+        if samples:
+            samples[0].base.fork()  # built once here, so a broken init_database is named at load
     if "level-3" in categories:
         scenes = read_scenes(source)
-        tasks.extend(scenes.tasks)
-        problems.extend(scenes.problems)
-    return TaskLoad(select(tasks, dataclasses.replace(query, categories=())), problems)
+        loaded.tasks.extend(scenes.tasks)
+        loaded.problems.extend(scenes.problems)
+    return loaded
 
 
 FAMILY = WorldFamily(

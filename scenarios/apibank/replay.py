@@ -124,10 +124,13 @@ def _normal(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def recorded_dialogues(data: str | Path, levels: tuple[int, ...] = (1, 2)) -> list[Dialogue]:
-    """The dialogues of an API-Bank folder (or of its `lv1-lv2-samples` folder itself)."""
+def recorded_dialogues(data: str | Path, levels: tuple[int, ...] = (1, 2),
+                       problems: list[str] | None = None) -> list[Dialogue]:
+    """The dialogues of an API-Bank folder (or of its `lv1-lv2-samples` folder itself); files that
+    cannot be read are problems added to `problems`, or a `ValueError` without it (`load_dialogues`)."""
     root = Path(data)
-    return load_dialogues(root / "lv1-lv2-samples" if (root / "lv1-lv2-samples").is_dir() else root, levels)
+    return load_dialogues(root / "lv1-lv2-samples" if (root / "lv1-lv2-samples").is_dir() else root, levels,
+                          problems)
 
 
 def recording_world(data: str | Path, dialogues: Sequence[Dialogue], *, cassette: bool = True,
@@ -165,10 +168,12 @@ def replay_calls(world: World, calls: Iterable[ApiCall]) -> World:
 
 
 def replay(data: str | Path, *, cassette: bool = True, recorded_data: bool = True,
-           levels: tuple[int, ...] = (1, 2)) -> list[CallReplay]:
+           levels: tuple[int, ...] = (1, 2), problems: list[str] | None = None) -> list[CallReplay]:
     """Replay every recorded call; `cassette` and `recorded_data` feed back what the
-    recordings reveal (network/model answers, and initial data that has drifted since)."""
-    dialogues = recorded_dialogues(data, levels)
+    recordings reveal (network/model answers, and initial data that has drifted since).
+    Dialogue files that cannot be read are left out, each a problem added to `problems`
+    (a `ValueError` without it)."""
+    dialogues = recorded_dialogues(data, levels, problems)
     prototype = recording_world(data, dialogues, cassette=cassette, recorded_data=recorded_data)
     results = []
     for dialogue in dialogues:
@@ -200,7 +205,8 @@ def replay_report(source: Path, lang: str, options: Mapping[str, Any]) -> Replay
     """
     apibank_folder(source)
     recordings = bool(options.get("recordings", True))
-    rows = replay(source, cassette=recordings, recorded_data=recordings)
+    problems: list[str] = []  # unreadable dialogue files: findings, while every other dialogue replays
+    rows = replay(source, cassette=recordings, recorded_data=recordings, problems=problems)
     totals: Counter[str] = Counter()
     exact: Counter[str] = Counter()
     checked: Counter[str] = Counter()
@@ -214,7 +220,15 @@ def replay_report(source: Path, lang: str, options: Mapping[str, Any]) -> Replay
         rows=[(name, str(totals[name]), str(exact[name]), str(checked[name])) for name in names],
         ok=[exact[name] == totals[name] for name in names],
         summary=f"{len(rows)} calls: {sum(exact.values())} reproduce exactly, "
-                f"{sum(checked.values())} pass the check",
-        findings=[f"{r.file}#{r.index} {r.api_name}: {r.reason}" for r in rows if not r.exact],
+                f"{sum(checked.values())} pass the check" + _left_out(problems),
+        findings=problems + [f"{r.file}#{r.index} {r.api_name}: {r.reason}" for r in rows if not r.exact],
         records=[r.to_json() for r in rows],
     )
+
+
+def _left_out(problems: list[str]) -> str:
+    """The summary's note of dialogue files the replay could not read (none: nothing)."""
+    if not problems:
+        return ""
+    more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
+    return f"; left out, unreadable: {'; '.join(problems[:3])}{more}"

@@ -31,8 +31,9 @@ KINDS = ("api", "response")
 
 
 def recording_base(data: Path) -> World:
-    """The recording-era world of a data folder (what the scorer replays in), for `WorldBase`."""
-    return recording_world(data, recorded_dialogues(data, (1, 2)))
+    """The recording-era world of a data folder (what the scorer replays in), for `WorldBase`. Its
+    cassette comes from the dialogues that can be read: the loader has reported the others."""
+    return recording_world(data, recorded_dialogues(data, (1, 2), problems=[]))
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,7 +129,9 @@ def dialogue_samples(dialogue: Dialogue, base: WorldBase) -> list[ApiBankSample]
     return samples
 
 
-def read_samples(data: Path, levels: tuple[int, ...]) -> list[ApiBankSample]:
-    """The samples of `levels` (1, 2) under an API-Bank folder, all sharing one `WorldBase`."""
+def read_samples(data: Path, levels: tuple[int, ...], problems: list[str] | None = None) -> list[ApiBankSample]:
+    """The samples of `levels` (1, 2) under an API-Bank folder, all sharing one `WorldBase`; dialogue
+    files that cannot be read are problems added to `problems` (a `ValueError` without it)."""
     base = WorldBase(data, recording_base)
-    return [sample for dialogue in recorded_dialogues(data, levels) for sample in dialogue_samples(dialogue, base)]
+    dialogues = recorded_dialogues(data, levels, problems)
+    return [sample for dialogue in dialogues for sample in dialogue_samples(dialogue, base)]

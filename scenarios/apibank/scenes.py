@@ -210,7 +210,7 @@ def read_scenes(data: Path) -> SceneLoad:
     if not (data / "lv3-samples").is_dir():
         return loaded
     base = WorldBase(data, init_database_world)
-    for scene in load_level3(data):
+    for scene in load_level3(data, loaded.problems):
         loaded.problems.extend(f"{scene.file}: {problem}" for problem in scene.problems)
         calls, repairs = repaired_calls(scene)
         loaded.notes.extend(repairs)

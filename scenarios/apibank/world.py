@@ -7,8 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from sandbox import App, World
 
+from ..jsonlines import JsonTextError, file_text, json_value
 from .accounts import Accounts, Bank
 from .knowledge import Cassette, Knowledge, Utilities
 from .personal import Agenda, Alarm, Meeting, Reminder
@@ -31,17 +34,55 @@ FILES = (
 
 
 def read_database(folder: Path | None) -> dict[str, dict[str, Any]]:
-    """Per app, the state fields an init_database folder (or the bundled data) fills."""
+    """Per app, the state fields an init_database folder (or the bundled data) fills; `ValueError`
+    naming the file (and line) that cannot be read as JSON."""
     if folder is None:
         raw: dict[str, Any] = json.loads(DEFAULT_DATA.read_text(encoding="utf-8"))
     else:
-        raw = {name: json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
+        raw = {name: _database_file(folder / f"{name}.json")
                for name, _, _ in FILES if (folder / f"{name}.json").is_file()}
     config: dict[str, dict[str, Any]] = {}
     for name, app, field in FILES:
         if name in raw:
             config.setdefault(app, {})[field] = raw[name]
     return config
+
+
+def _database_file(path: Path) -> Any:
+    """One init_database file's JSON, or `ValueError` naming it (`init_database/Bank.json: ...`)."""
+    label = f"{path.parent.name}/{path.name}"
+    try:
+        return json_value(file_text(path, label))
+    except JsonTextError as exc:
+        raise ValueError(f"{label}: {exc.reason}") from None
+
+
+def load_database(world: World, config: dict[str, dict[str, Any]], folder: Path | None) -> None:
+    """`world.load(config)`, one app at a time, so that data an app's state refuses is a `ValueError`
+    naming the init_database file and field, not a validation error naming a model."""
+    for app, fields in config.items():
+        try:
+            world.load({app: fields})
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{_database_where(app, exc, folder)}: {_first_error(exc)}") from None
+
+
+def _database_where(app: str, exc: Exception, folder: Path | None) -> str:
+    """The file (and the field path inside it) a load error of `app` comes from."""
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    location = [str(part) for part in errors[0]["loc"]] if errors else []
+    names = [name for name, owner, field in FILES if owner == app and (not location or field == location[0])]
+    where = f"{folder.name if folder is not None else 'default data'}/{names[0] if names else app}.json"
+    return f"{where} at {'.'.join(location[1:])}" if len(location) > 1 else where
+
+
+def _first_error(exc: Exception) -> str:
+    """What is wrong, in one line (a validation error's first message; the count when there are more)."""
+    if isinstance(exc, ValidationError):
+        errors = exc.errors()
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        return f"{errors[0]['msg']}{more}"
+    return " ".join(str(exc).split())[:300]
 
 
 def apibank_world(init_database: str | Path | None = None, *, seed: int = 0, cassette: Cassette | None = None,
@@ -65,5 +106,6 @@ def apibank_world(init_database: str | Path | None = None, *, seed: int = 0, cas
                             SmartHome(), Hotel(), Stock(), Knowledge(cassette=cassette),
                             Utilities(cassette=cassette, ranker=ranker)]
     world = World(apps, seed=seed, start=today)
-    world.load(read_database(None if init_database is None else Path(init_database)))
+    folder = None if init_database is None else Path(init_database)
+    load_database(world, read_database(folder), folder)
     return world

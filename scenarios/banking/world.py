@@ -40,5 +40,8 @@ def banking_world(
     config = dict(initial_config or {})
     apply_initial_config(world, config)
     if "Bank" in config and "Bank" in world.apps:
+        if not isinstance(config["Bank"], Mapping):  # `load` would fail on it with a TypeError naming nothing
+            kind = type(config["Bank"]).__name__
+            raise ValueError(f"initial_config.Bank must be an object of bank fields, not a value of type {kind}")
         world.load({"Bank": config["Bank"]})
     return world

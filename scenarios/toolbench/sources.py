@@ -10,7 +10,7 @@ which filters a run uses.
 
 from __future__ import annotations
 
-import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain, islice
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..family import TaskLoad
+from ..jsonlines import DataFileError, JsonTextError, decoded_lines, json_value, read_bytes, utf8_text
 from .cache import ResponseCache
 from .tasks import TaskShapeError, task_from_row
 
@@ -49,17 +50,30 @@ def read_tasks(source: str | Path, *, cache: str | Path | None = None, stop_afte
     found = TaskLoad()
     responses = _cache_for(source, cache)
     rows = _hub_rows(str(source), hf_cache_dir) if is_hub_name(source) else _file_rows(Path(source))
-    for index, row in enumerate(islice(rows, stop_after)):
+    first_at: dict[str, str] = {}
+    for index, row in enumerate(islice(rows, _row_bound(stop_after))):
         if row.problem:
             found.problems.append(f"{row.where}: {row.problem}")
             continue
         try:
-            found.tasks.append(task_from_row(row.value, index, source=row.where, cache=responses))
+            task = task_from_row(row.value, index, source=row.where, cache=responses)
         except TaskShapeError as exc:
             found.problems.append(f"{row.where}: {exc}")
+            continue
+        if task.id in first_at:  # the store keys episodes by task id: a second would replace the first's
+            found.problems.append(f"{row.where}: duplicate id {task.id} (first at {first_at[task.id]})")
+            continue
+        first_at[task.id] = row.where
+        found.tasks.append(task)
     if not found.tasks and not found.problems:
         found.problems.append(f"no ToolBench tasks in {source}")
     return found
+
+
+def _row_bound(stop_after: int | None) -> int | None:
+    """`stop_after` as `islice` takes it: a sample larger than any source (`-n` with 23 digits) reads
+    everything, and a negative one nothing, instead of `islice` refusing it."""
+    return None if stop_after is None or stop_after > sys.maxsize else max(stop_after, 0)
 
 
 def _cache_for(source: str | Path, cache: str | Path | None) -> ResponseCache | None:
@@ -88,29 +102,24 @@ def _rows_of(path: Path) -> Iterator[_Row]:
         yield from _parquet_rows(path)
         return
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        yield _Row(path.name, problem=f"cannot read: {exc}")
+        data = read_bytes(path)
+    except DataFileError as exc:
+        yield _Row(exc.where, problem=exc.reason)
         return
     if path.suffix == ".jsonl":
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                yield _json_row(f"{path.name}:{number}", line)
+        for number, value, reason in decoded_lines(data):  # a bad line is a problem; the next still reads
+            yield _Row(f"{path.name}:{number}", value, reason)
         return
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        yield _Row(path.name, problem=f"not valid JSON ({exc})")
+        whole = json_value(utf8_text(data, path.name))
+    except DataFileError as exc:  # not UTF-8: where names the line
+        yield _Row(exc.where, problem=exc.reason)
         return
-    for number, row in enumerate(data if isinstance(data, list) else [data], start=1):
+    except JsonTextError as exc:
+        yield _Row(path.name, problem=exc.reason)
+        return
+    for number, row in enumerate(whole if isinstance(whole, list) else [whole], start=1):
         yield _Row(f"{path.name}[{number}]", row)
-
-
-def _json_row(where: str, line: str) -> _Row:
-    try:
-        return _Row(where, json.loads(line))
-    except (json.JSONDecodeError, RecursionError) as exc:
-        return _Row(where, problem=f"not valid JSON ({exc})")
 
 
 def _parquet_rows(path: Path) -> Iterator[_Row]:
@@ -118,7 +127,11 @@ def _parquet_rows(path: Path) -> Iterator[_Row]:
         import pyarrow.parquet as parquet
     except ImportError:
         raise LookupError('parquet task files need pyarrow: pip install "toolworlds[huggingface]"') from None
-    batches = parquet.read_table(path).to_batches()
+    try:
+        batches = parquet.read_table(path).to_batches()
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid (a ValueError): no parquet file, or a corrupt one
+        yield _Row(path.name, problem=f"not a readable parquet file ({' '.join(str(exc).split())[:200]})")
+        return
     for number, row in enumerate(chain.from_iterable(b.to_pylist() for b in batches), start=1):
         yield _Row(f"{path.name}#{number}", row)
 
