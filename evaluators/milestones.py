@@ -120,37 +120,8 @@ def evaluate_process(
     order = list(graph.static_order())  # raises CycleError for a cycle
     by_id = {m.id: m for m in milestones}
     similarities = {m.id: [call_similarity(m, r) for r in log] for m in milestones}
-    best: dict[str, Any] = {"total": -1.0, "assignment": {}}
-
-    def search(position: int, assignment: dict[str, int | None], used: set[int], total: float) -> None:
-        remaining = len(order) - position
-        if total + remaining <= best["total"]:
-            return  # cannot beat the best found
-        if position == len(order):
-            best["total"], best["assignment"] = total, dict(assignment)
-            return
-        milestone = by_id[order[position]]
-        earliest = max((index for p in milestone.after if (index := assignment.get(p)) is not None), default=-1)
-        if any(assignment.get(p) is None for p in milestone.after):
-            earliest = len(log)  # a prerequisite never happened: nothing can follow it
-        options = sorted(((s, i) for i, s in enumerate(similarities[milestone.id]) if s > 0 and i > earliest
-                          and i not in used), reverse=True)
-        for similarity, index in options:
-            assignment[milestone.id] = index
-            used.add(index)
-            search(position + 1, assignment, used, total + similarity)
-            used.discard(index)
-        assignment[milestone.id] = None
-        search(position + 1, assignment, used, total)
-        del assignment[milestone.id]
-
-    search(0, {}, set(), 0.0)
-    assignment = best["assignment"]
-    results = tuple(
-        MilestoneResult(m.id, similarities[m.id][assignment[m.id]] if assignment.get(m.id) is not None else 0.0,
-                        log[assignment[m.id]].seq if assignment.get(m.id) is not None else None)
-        for m in milestones
-    )
+    assignment = _best_assignment(order, by_id, similarities, len(log))
+    results = tuple(_milestone_result(m.id, similarities[m.id], assignment.get(m.id), log) for m in milestones)
     hit = tuple(mine.id for mine in minefields if _triggered(mine, log, end_state))
     if hit:
         score = 0.0
@@ -159,6 +130,177 @@ def evaluate_process(
     else:
         score = round(sum(r.similarity for r in results) / len(milestones), 4)
     return ProcessReport(score, results, hit)
+
+
+def _milestone_result(name: str, row: Sequence[float], call: int | None, log: Sequence[CallRecord]
+                      ) -> MilestoneResult:
+    if call is None:
+        return MilestoneResult(name, 0.0, None)
+    return MilestoneResult(name, row[call], log[call].seq)
+
+
+# Similarities are rounded to 6 places (`call_similarity`), so millionths add up exactly.
+_UNITS = 10**6
+
+
+@dataclass(frozen=True, slots=True)
+class _Link:
+    """One step of a partial assignment (milestone position, call index), and the steps before it."""
+
+    milestone: int
+    call: int
+    before: _Link | None
+
+
+def _best_assignment(order: Sequence[str], by_id: Mapping[str, Milestone],
+                     similarities: Mapping[str, Sequence[float]], calls: int) -> dict[str, int]:
+    """The call each matched milestone is given (unmatched ones are absent): the assignment of
+    greatest total similarity that uses each call once, gives a milestone a call only if every
+    milestone it comes `after` has an earlier one, and never uses a call of similarity 0.
+
+    Among assignments of equal total, the one chosen is the first in this order: milestones in
+    `order` (topological), each preferring its calls by similarity, then by later position, and
+    no call last. Both are folded into one exact integer gain per (milestone, call), so any exact
+    maximiser finds that same assignment: with no order between milestones the problem is an
+    assignment problem (`_assign_freely`, polynomial); with order it is a dynamic programme over
+    the call log (`_assign_in_order`), linear in the log and exponential only in how many
+    milestones may be matched in either order (the general problem is NP-hard: it contains
+    deciding whether a sequence interleaves several given sequences).
+    """
+    gains = _gains([similarities[name] for name in order], calls)
+    if not any(by_id[name].after for name in order):
+        chosen = _assign_freely(gains)
+    else:
+        position = {name: index for index, name in enumerate(order)}
+        prerequisites = [sum(1 << position[before] for before in set(by_id[name].after)) for name in order]
+        chosen = _assign_in_order(gains, prerequisites)
+    return {order[milestone]: call for milestone, call in chosen.items()}
+
+
+def _gains(rows: Sequence[Sequence[float]], calls: int) -> list[dict[int, int]]:
+    """For each milestone, what matching each call of positive similarity gains over no match.
+
+    The gain is `similarity units * B**n` plus a tie-break below that: the milestone's preference
+    rank of the call, counted from the bottom, times `B**(n-1-k)` for the k-th milestone (B exceeds
+    every rank). Totals then compare first by similarity, exactly, then by the ranks in milestone
+    order, and no two assignments tie.
+    """
+    base = calls + 2
+    count = len(rows)
+    unit = base**count
+    gains = []
+    for k, row in enumerate(rows):
+        options = sorted(((similarity, index) for index, similarity in enumerate(row) if similarity > 0),
+                         reverse=True)
+        place = base ** (count - 1 - k)
+        gains.append({index: round(similarity * _UNITS) * unit + (len(options) - rank) * place
+                      for rank, (similarity, index) in enumerate(options)})
+    return gains
+
+
+def _assign_freely(gains: Sequence[Mapping[int, int]]) -> dict[int, int]:
+    """Milestones with no order between them: a maximum-gain matching of milestones to calls.
+
+    Each milestone keeps only its `n` best calls (n milestones): a milestone matched outside them
+    would leave one of them free, and taking it gains more. Every milestone also gets a column of
+    its own standing for "no call", so a matching of every milestone always exists.
+    """
+    count = len(gains)
+    shortlists = [sorted(row, key=row.__getitem__, reverse=True)[:count] for row in gains]
+    calls = sorted({call for shortlist in shortlists for call in shortlist})
+    column = {call: index for index, call in enumerate(calls)}
+    ceiling = max((gain for row in gains for gain in row.values()), default=0) + 1
+    costs = [{column[call]: ceiling - row[call] for call in shortlist} | {len(calls) + k: ceiling}
+             for k, (row, shortlist) in enumerate(zip(gains, shortlists, strict=True))]
+    owners = _min_cost_matching(costs, len(calls) + count)
+    return {row: calls[j] for j, row in enumerate(owners) if row is not None and j < len(calls)}
+
+
+def _min_cost_matching(costs: Sequence[Mapping[int, int]], columns: int) -> list[int | None]:
+    """Each row matched to its own column at least total cost (the Hungarian method): rows are added
+    one at a time along a shortest augmenting path, potentials keeping reduced costs non-negative.
+
+    `costs[row]` lists the columns the row may take (costs >= 0); each row must be able to take
+    some column no other row can, so a matching of every row exists. Returns each column's row.
+    """
+    row_potential = [0] * len(costs)
+    column_potential = [0] * columns
+    owners: list[int | None] = [None] * columns
+    for row in range(len(costs)):
+        _augment(row, costs, row_potential, column_potential, owners)
+    return owners
+
+
+def _augment(start: int, costs: Sequence[Mapping[int, int]], row_potential: list[int],
+             column_potential: list[int], owners: list[int | None]) -> None:
+    """Match row `start`: grow a tree of tight edges from it until it reaches a free column, then
+    shift every match along the path found."""
+    slack: dict[int, int] = {}  # least reduced cost from the tree to each column reached
+    parent: dict[int, int] = {}  # the tree column each reached column was reached from (-1: start)
+    tree: set[int] = set()
+    tree_rows: list[int] = [start]
+    tree_columns: list[int] = []
+    row, column = start, -1
+    while True:
+        for candidate, cost in costs[row].items():
+            reduced = cost - row_potential[row] - column_potential[candidate]
+            if candidate not in tree and (candidate not in slack or reduced < slack[candidate]):
+                slack[candidate], parent[candidate] = reduced, column
+        column = min((c for c in slack if c not in tree), key=slack.__getitem__)
+        delta = slack[column]
+        for tree_row in tree_rows:
+            row_potential[tree_row] += delta
+        for tree_column in tree_columns:
+            column_potential[tree_column] -= delta
+        for other in slack:
+            if other not in tree:
+                slack[other] -= delta
+        tree.add(column)
+        tree_columns.append(column)
+        owner = owners[column]
+        if owner is None:
+            break
+        row = owner
+        tree_rows.append(row)
+    while column != -1:
+        before = parent[column]
+        owners[column] = owners[before] if before != -1 else start
+        column = before
+
+
+def _assign_in_order(gains: Sequence[Mapping[int, int]], prerequisites: Sequence[int]) -> dict[int, int]:
+    """Milestones with an order: the best assignment, by one pass over the calls.
+
+    The state is the set of milestones matched so far (a bit mask; always closed under `after`),
+    with the best gain that reaches it and how. A call may match a milestone whose prerequisites
+    are all in the set already, so they have earlier calls. Gains never tie (`_gains`), so the
+    best of each set is unique and the best overall is the assignment the order defines.
+    """
+    by_call: dict[int, list[int]] = {}
+    for milestone, row in enumerate(gains):
+        for call in row:
+            by_call.setdefault(call, []).append(milestone)
+    best: dict[int, tuple[int, _Link | None]] = {0: (0, None)}
+    for call in sorted(by_call):
+        reached: dict[int, tuple[int, _Link | None]] = {}
+        for matched, (total, link) in best.items():
+            for milestone in by_call[call]:
+                bit = 1 << milestone
+                if matched & bit or prerequisites[milestone] & ~matched:
+                    continue
+                gain = total + gains[milestone][call]
+                known = reached.get(matched | bit)
+                if known is None or gain > known[0]:
+                    reached[matched | bit] = (gain, _Link(milestone, call, link))
+        for matched, entry in reached.items():
+            known = best.get(matched)
+            if known is None or entry[0] > known[0]:
+                best[matched] = entry
+    chosen: dict[int, int] = {}
+    link = max(best.values(), key=lambda entry: entry[0])[1]
+    while link is not None:
+        chosen[link.milestone], link = link.call, link.before
+    return chosen
 
 
 def _triggered(mine: Minefield, log: Sequence[CallRecord], end_state: Mapping[str, Any] | None) -> bool:

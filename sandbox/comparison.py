@@ -43,10 +43,15 @@ def compare_states(expected: Any, actual: Any, mode: Mode = "exact", *, misspell
     """Compare states given as `{App: {field: value}}` or ACEBench's `[{App: {...}}, ...]`.
 
     `misspelled` (acebench mode): "match" compares an expected class whose name is not in
-    the state with the closest real class; "skip" leaves it uncompared, as the reference does.
+    the state with the closest real class; "skip" leaves it uncompared, as the reference does,
+    and reads a class the actual state lists twice from its first entry, as the reference's
+    lookup does ("match" keeps the last). In acebench mode a state holding an entry that is
+    not an object (or that is neither a mapping nor a list) is never equal: the reference
+    crashes on it (`.keys()`), and a crash is a failure with a reason, given in `notes`.
     """
-    expected_map, expected_notes = _as_mapping(expected, "expected")
-    actual_map, actual_notes = _as_mapping(actual, "actual")
+    reference_reading = mode == "acebench" and misspelled == "skip"
+    expected_map, expected_notes, expected_sound = _as_mapping(expected, "expected")
+    actual_map, actual_notes, actual_sound = _as_mapping(actual, "actual", keep_first=reference_reading)
     notes = expected_notes + actual_notes
     if mode == "exact":
         diff = diff_states(expected_map, actual_map)
@@ -55,7 +60,10 @@ def compare_states(expected: Any, actual: Any, mode: Mode = "exact", *, misspell
         return StateComparison(not diff and not notes, diff, fraction, tuple(notes))
     if mode != "acebench":
         raise ValueError(f"unknown comparison mode {mode!r}; use 'exact' or 'acebench'")
-    return _acebench(expected_map, actual_map, notes, misspelled)
+    comparison = _acebench(expected_map, actual_map, notes, misspelled)
+    if expected_sound and actual_sound:
+        return comparison
+    return StateComparison(False, comparison.diff, comparison.fraction, comparison.notes)
 
 
 def _acebench(expected: Mapping[str, Any], actual: Mapping[str, Any], notes: list[str],
@@ -97,14 +105,15 @@ def _acebench(expected: Mapping[str, Any], actual: Mapping[str, Any], notes: lis
     return StateComparison(equal, diff, _fraction(diff, max(compared, 1)), tuple(notes))
 
 
-def _resolve_class(name: str, actual: Mapping[str, Any], notes: list[str]) -> str | None:
+def _resolve_class(name: Any, actual: Mapping[Any, Any], notes: list[str]) -> Any:
+    """The state's class an expected class name stands for, or None (noted) when there is none.
+
+    Only text names are compared loosely: a name of another type (possible from Python, never
+    from JSON) matches only itself, and the state's keys of other types are never close matches.
+    """
     if name in actual:
         return name
-    lowered = {key.lower(): key for key in actual}
-    match = lowered.get(name.lower())
-    if match is None:
-        close = difflib.get_close_matches(name, list(actual), n=1, cutoff=0.6)
-        match = close[0] if close else None
+    match = _closest_class(name, [key for key in actual if isinstance(key, str)]) if isinstance(name, str) else None
     if match is None:
         notes.append(f"expected class {name!r}: no class of that name in the state")
         return None
@@ -112,22 +121,39 @@ def _resolve_class(name: str, actual: Mapping[str, Any], notes: list[str]) -> st
     return match
 
 
-def _as_mapping(state: Any, side: str) -> tuple[dict[str, Any], list[str]]:
+def _closest_class(name: str, names: list[str]) -> str | None:
+    lowered = {key.lower(): key for key in names}
+    match = lowered.get(name.lower())
+    if match is None:
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+        match = close[0] if close else None
+    return match
+
+
+def _as_mapping(state: Any, side: str, keep_first: bool = False) -> tuple[dict[Any, Any], list[str], bool]:
+    """A state as one `{class: attributes}` mapping, the notes on how it was read, and whether it is
+    sound (every entry an object): a class listed twice keeps its first entry with `keep_first`, the
+    reference's reading, else its last."""
     if isinstance(state, Mapping):
-        return dict(state), []
+        return dict(state), [], True
+    if not isinstance(state, Sequence) or isinstance(state, (str, bytes)):
+        return {}, [f"{side} state is not a mapping or a list of classes"], False
     notes: list[str] = []
-    merged: dict[str, Any] = {}
-    if isinstance(state, Sequence) and not isinstance(state, (str, bytes)):
-        for entry in state:
-            if isinstance(entry, Mapping):
-                for key, value in entry.items():
-                    if key in merged:
-                        notes.append(f"{side} state lists class {key!r} twice")
-                    merged[key] = value
-            else:
-                notes.append(f"{side} state has a non-object entry")
-        return merged, notes
-    return {}, [f"{side} state is not a mapping or a list of classes"]
+    merged: dict[Any, Any] = {}
+    sound = True
+    for entry in state:
+        if not isinstance(entry, Mapping):
+            notes.append(f"{side} state has a non-object entry")
+            sound = False
+            continue
+        for key, value in entry.items():
+            if key in merged:
+                notes.append(f"{side} state lists class {key!r} twice; the {'first' if keep_first else 'last'} "
+                             "entry is compared")
+                if keep_first:
+                    continue
+            merged[key] = value
+    return merged, notes, sound
 
 
 def _count_leaves(value: Any) -> int:

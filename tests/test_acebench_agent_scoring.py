@@ -116,3 +116,49 @@ def test_result_rows_that_are_not_objects_score_as_missing(tmp_path: Path) -> No
     bad = tmp_path / "rows.json"
     bad.write_text('{"id": "a"}\n[1, 2]\nnot json\n', encoding="utf-8")
     assert read_jsonl(bad) == [{"id": "a"}, {}, {}]
+
+
+@pytest.mark.parametrize("bad", [
+    b'{"id": "b", "result": ' + b"1" * 5000 + b"}",  # past Python's integer digit limit: a plain ValueError
+    b'{"id": "b", "result": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",  # past the parser's recursion
+    b'{"id": "b", "result": "\xff"}',  # not UTF-8
+], ids=["long-integer", "deep-nesting", "bad-utf8"])
+def test_a_line_that_does_not_read_scores_as_missing_and_spares_the_others(tmp_path: Path, bad: bytes) -> None:
+    rows = tmp_path / "rows.json"
+    # U+2028 inside a string is valid JSON: it must not split its line either.
+    rows.write_bytes(b'{"id": "a"}\n' + bad + b'\n{"id": "c", "result": "x\xe2\x80\xa8y"}\n')
+    assert read_jsonl(rows) == [{"id": "a"}, {}, {"id": "c", "result": "x\u2028y"}]
+
+
+@pytest.mark.parametrize("mode", ["compat", "strict"])
+@pytest.mark.parametrize("process", [5, True, 1.5, 0, "[turn_on_wifi()]"])
+def test_a_process_that_is_not_a_list_scores_its_item_zero_with_a_reason(process: Any, mode: str) -> None:
+    right = [{"MessageApi": {"inbox": {"1": {"text": "hi"}}}}, {"BaseApi": {"wifi": True}}]
+    results = {"agent_multi_step_0": {"result": right, "process": process},
+               "agent_multi_step_1": result([], ["[a()]", "[b()]"])}
+    scored = score_agent(PROMPTS, ANSWERS, results, "agent_multi_step", mode)  # type: ignore[arg-type]
+    bad, other = scored.items
+    assert (bad["valid"], bad["error_type"]) == (False, "malformed_process")
+    assert type(process).__name__ in bad["detail"]
+    assert other["error_type"] == "wrong number of class"  # the other item is still scored
+    assert scored.process == 0.5  # 0 for the malformed item, 1.0 for the other's alternative [a(), b()]
+
+
+def test_compat_end_state_fails_on_entries_that_are_not_objects_and_reads_a_repeated_class_first() -> None:
+    right_base, wrong_base = {"BaseApi": {"wifi": True}}, {"BaseApi": {"wifi": False}}
+    right = [{"MessageApi": {"inbox": {"1": {"text": "hi"}}}}, right_base]
+
+    def verdict(state: list[Any], mode: str) -> dict[str, Any]:
+        return score_agent(PROMPTS[:1], ANSWERS, {"agent_multi_step_0": result(state, [])}, "agent_multi_step",
+                           mode).items[0]  # type: ignore[arg-type]
+
+    for garbage in ([1, 2], ["x", None], [right[0], 7]):
+        for mode in ("compat", "strict"):
+            item = verdict(garbage, mode)
+            assert (item["valid"], item["error_type"]) == (False, "end_state"), (garbage, mode)
+        assert "non-object entry" in verdict(garbage, "compat")["detail"]
+    # The reference compares the first entry of a class listed twice (its lookup stops at the first).
+    assert not verdict([wrong_base, right_base], "compat")["valid"]
+    assert verdict([right_base, wrong_base], "compat")["valid"]  # MessageApi absent: left uncompared
+    assert not verdict([wrong_base, right_base], "strict")["valid"]  # strict as before: MessageApi is missing
+    assert not verdict([right_base, wrong_base], "strict")["valid"]

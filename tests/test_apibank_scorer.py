@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from evaluators.apibank import Scorer, render_call, rouge_l
+from evaluators.apibank import Scorer, read_predictions, render_call, rouge_l
 from scenarios.datasets import dataset_dir
 from toolworlds.cli import app
 
@@ -61,6 +61,32 @@ def test_scoring_never_raises(scorer: Scorer, text: str, index: int, kind: str) 
 def test_rouge_l() -> None:
     assert rouge_l("The meeting is at 2pm.", "Your meeting is at 2pm") == 0.8
     assert rouge_l("Hello there", "...") == 0.0 and rouge_l("Hello", None) == 0.0
+
+
+def test_a_reply_past_the_message_limit_scores_zero_with_a_reason(scorer: Scorer) -> None:
+    reference = "The meeting is at 2pm."
+    # Whitespace reads as no token, so without the bound this reply would score 1.0 (after a long LCS).
+    assert rouge_l(reference, reference.ljust(100_000)) == 1.0  # at the limit: scored
+    assert rouge_l(reference, reference.ljust(100_001)) == 0.0
+    file, dialogue = next(iter(scorer.dialogues.items()))
+    long_reply = dialogue.replies[0].ljust(100_001)
+    sample = scorer.score([{"file": file, "kind": "response", "index": 0, "pred": long_reply}]).samples[0]
+    assert sample.rouge_l == 0.0 and "100001 characters" in sample.error and "100000" in sample.error
+    assert scorer.score_response(file, 0, dialogue.replies[0]).error == ""
+
+
+@pytest.mark.parametrize(("bad", "reason"), [
+    (b'{"file": "f", "kind": "api", "index": 0, "pred": ', "not valid JSON"),
+    (b'{"file": "f", "kind": "api", "index": 0, "pred": ' + b"7" * 5000 + b"}", "not valid JSON"),
+    (b'{"file": "f", "kind": "api", "index": 0, "pred": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+     "not valid JSON"),
+    (b'{"file": "f", "kind": "api", "index": 0, "pred": "\xff"}', "not valid UTF-8"),
+], ids=["malformed", "long-integer", "deep-nesting", "bad-utf8"])
+def test_a_prediction_line_that_does_not_read_is_named(tmp_path: Path, bad: bytes, reason: str) -> None:
+    path = tmp_path / "predictions.jsonl"
+    path.write_bytes(b'{"file": "f", "kind": "response", "index": 0, "pred": "hi"}\n' + bad + b"\n")
+    with pytest.raises(ValueError, match=rf"^predictions\.jsonl:2: {reason} \(.+\)$"):  # and why, in brackets
+        read_predictions(path)
 
 
 def test_score_cli(tmp_path: Path, scorer: Scorer) -> None:

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import copy
+import datetime
+import graphlib
+import itertools
 import json
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +30,7 @@ from evaluators.acebench import (
 from evaluators.process import acebench_process
 from evaluators.toolbench import score_sequence
 from sandbox import App, Call, StateModel, export, render_calls, tool
+from sandbox.calllog import CallRecord
 from sandbox.comparison import compare_states
 from sandbox.testing import arguments as drawn_arguments
 from scenarios.datasets import dataset_dir
@@ -232,6 +237,33 @@ def test_one_to_one_matching_of_parallel_calls() -> None:
     assert verdicts("[plan_trip(city='Rome', days=3), plan_trip(city='Rome', days=2)]", answer) == (True, True)
 
 
+CITIES = ["Rome", "Paris", "Oslo", "Lima", "Cairo", "Tokyo", "Quito", "Dakar", "Hanoi", "Accra", "Delhi", "Seoul"]
+
+
+@pytest.mark.parametrize("count", [7, 8, 9, 12])
+def test_strict_matches_any_number_of_parallel_calls_in_any_order(count: int) -> None:
+    answer = {f"plan_trip_{i + 1}": {"city": city} for i, city in enumerate(CITIES[:count])}
+    shuffled = CITIES[:count][1::2] + CITIES[:count][::2]
+    output = "[" + ", ".join(f"plan_trip(city='{city}')" for city in reversed(shuffled)) + "]"
+    assert check_item("normal_single_turn_parallel_function", [TOOL], output, answer, "strict").valid
+    # One call naming two cities, another naming none: each answer call has a candidate, but two share it.
+    crowded = output.replace(f"'{CITIES[0]}'", "'Nowhere'").replace(f"'{CITIES[1]}'", f"'{CITIES[0]} {CITIES[1]}'")
+    verdict = check_item("normal_single_turn_parallel_function", [TOOL], crowded, answer, "strict")
+    assert (verdict.valid, verdict.detail) == (False, "no one-to-one assignment of calls to expected calls")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 7).flatmap(lambda n: st.lists(st.lists(st.booleans(), min_size=n, max_size=n),
+                                                    min_size=n, max_size=n)))
+def test_the_one_to_one_matching_agrees_with_trying_every_permutation(accepts: list[list[bool]]) -> None:
+    from evaluators.acebench.normal_strict import _perfect_matching
+
+    accepted = [[j for j, ok in enumerate(row) if ok] for row in accepts]
+    every_order = any(all(accepts[i][j] for i, j in enumerate(order))
+                      for order in itertools.permutations(range(len(accepts))))
+    assert _perfect_matching(accepted) == every_order
+
+
 def test_tool_names_ending_in_digits() -> None:
     tool = {"name": "personalized_learning_1", "parameters": {"type": "dict", "required": [], "properties": {
         "topic": {"type": "string"}}}}
@@ -383,6 +415,26 @@ def test_state_comparison_modes() -> None:
     assert compare_states({"A": {"x": 1}}, {"A": {"x": 1.0}}, "exact").equal
 
 
+def test_acebench_comparison_of_class_names_that_are_not_text_is_unequal() -> None:
+    for expected, actual in (([{"A": {"x": 1}}], [{1: {"x": 1}}]), ([{1: {"x": 1}}], [{"A": {"x": 1}}])):
+        assert not compare_states(expected, actual, "exact").equal
+        compared = compare_states(expected, actual, "acebench")
+        assert not compared.equal and any("no class of that name" in note for note in compared.notes)
+    assert compare_states([{1: {"x": 1}}], [{1: {"x": 1}, "A": {}}], "acebench").equal  # matches itself
+
+
+def test_acebench_comparison_reads_non_objects_as_unequal_and_compat_reads_a_class_first() -> None:
+    expected = [{"BaseApi": {"wifi": True}}]
+    for garbage in ([1, 2], ["x", None], "BaseApi", 5):
+        for misspelled in ("skip", "match"):
+            compared = compare_states(expected, garbage, "acebench", misspelled=misspelled)
+            assert not compared.equal and compared.notes, (garbage, misspelled)
+    twice = [{"BaseApi": {"wifi": False}}, {"BaseApi": {"wifi": True}}]
+    assert not compare_states(expected, twice, "acebench", misspelled="skip").equal  # the first, as the reference
+    assert compare_states(expected, twice[::-1], "acebench", misspelled="skip").equal
+    assert compare_states(expected, twice, "acebench").equal  # strict reading unchanged: the last
+
+
 def test_toolbench_metrics() -> None:
     expected = [{"name": "search"}, {"name": "book"}]
     assert score_sequence(expected, '[{"name": "search"}, {"name": "book"}]').resolved
@@ -465,6 +517,83 @@ def test_milestone_definitions_are_checked() -> None:
         evaluate_process([Milestone("a", "x", after=("zzz",))], [])
     with pytest.raises(graphlib.CycleError):
         evaluate_process([Milestone("a", "x", after=("b",)), Milestone("b", "x", after=("a",))], [])
+
+
+def record(seq: int, tool: str, arguments: dict[str, Any]) -> CallRecord:
+    return CallRecord(seq, tool, None, arguments, arguments, None, None, False, datetime.datetime(2024, 7, 14))
+
+
+def test_milestones_partly_matched_by_every_call_are_matched_at_once() -> None:
+    """Six independent milestones, twenty calls each a third right for every one of them (audit r06):
+    the search tried every way to give calls to milestones, 42 s for these twenty."""
+    from evaluators.milestones import Milestone, evaluate_process
+
+    people = ["Frank", "Helen", "Isaac", "Jack", "Grace", "Eve"]
+    milestones = [Milestone(f"m{i}", "send_message", {"sender_name": "Grace", "receiver_name": person,
+                                                      "message": f"note {i}"}) for i, person in enumerate(people)]
+    log = [record(k, "send_message", {"sender_name": "Grace", "receiver_name": "Bob", "message": f"wrong {k}"})
+           for k in range(20)]
+    report = evaluate_process(milestones, log)
+    assert report.score == 0.3333
+    # Equal similarities: each milestone, in order, takes the latest call still free.
+    assert [(m.similarity, m.call_seq) for m in report.milestones] == [(0.333333, 19 - i) for i in range(6)]
+
+
+@st.composite
+def milestone_problems(draw: st.DrawFn) -> tuple[list[Any], list[CallRecord]]:
+    """A few milestones (independent, or with drawn `after` edges) and a short log. Similarities are
+    quarters (four arguments, each right or wrong), so every sum is exact."""
+    from evaluators.milestones import Milestone
+
+    keys = ("a", "b", "c", "d")
+    ordered = draw(st.booleans())
+    milestones = []
+    for k in range(draw(st.integers(0, 5))):
+        after = tuple(f"m{j}" for j in range(k) if ordered and draw(st.booleans()))
+        arguments = {key: draw(st.integers(0, 1)) for key in keys}
+        milestones.append(Milestone(f"m{k}", draw(st.sampled_from(["f", "f", "g"])), arguments, after=after))
+    log = [record(seq, draw(st.sampled_from(["f", "f", "g"])), {key: draw(st.integers(0, 1)) for key in keys})
+           for seq in range(draw(st.integers(0, 5)))]
+    return draw(st.permutations(milestones)), log
+
+
+def every_assignment_oracle(milestones: list[Any], log: list[CallRecord]) -> dict[str, int | None]:
+    """The matching `evaluate_process` must find, by trying every assignment: the greatest total similarity
+    (each call used once, a milestone matched only after all it comes `after`); among equal totals, the
+    first with milestones in topological order, each preferring its calls by similarity, then the later."""
+    from evaluators.milestones import call_similarity
+
+    order = list(graphlib.TopologicalSorter({m.id: set(m.after) for m in milestones}).static_order())
+    by_id = {m.id: m for m in milestones}
+    similarity = {name: [call_similarity(by_id[name], r) for r in log] for name in order}
+    preferences = {name: [i for _, i in sorted(((s, i) for i, s in enumerate(similarity[name]) if s > 0),
+                                               reverse=True)] + [None] for name in order}
+    best: tuple[Fraction, tuple[int, ...]] | None = None
+    chosen: dict[str, int | None] = {}
+    for choice in itertools.product(*(preferences[name] for name in order)):
+        pick = dict(zip(order, choice, strict=True))
+        used = [i for i in choice if i is not None]
+        if len(used) != len(set(used)) or not all(
+                all(pick[before] is not None and pick[before] < i for before in by_id[name].after)
+                for name, i in pick.items() if i is not None):
+            continue
+        key = (sum((Fraction(similarity[n][i]) for n, i in pick.items() if i is not None), Fraction(0)),
+               tuple(-preferences[name].index(pick[name]) for name in order))
+        if best is None or key > best:
+            best, chosen = key, pick
+    return chosen
+
+
+@settings(max_examples=200, deadline=None)
+@given(milestone_problems())
+def test_milestone_matching_is_the_best_assignment_found_by_trying_every_one(
+        problem: tuple[list[Any], list[CallRecord]]) -> None:
+    from evaluators.milestones import evaluate_process
+
+    milestones, log = problem
+    expected = every_assignment_oracle(milestones, log)
+    report = evaluate_process(milestones, log)
+    assert {m.id: m.call_seq for m in report.milestones} == expected
 
 
 def test_strict_special_reads_parameter_and_api_names_whole() -> None:

@@ -32,17 +32,16 @@ def score_agent(prompts: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[
             items.append(Verdict(False, "missing_result", "no result for this item").to_dict(item_id))
             processes.append(0.0)
             continue
-        state = outcome.get("result") or []
-        if not isinstance(state, list) or len(state) != len(expected):
-            verdict = Verdict(False, "wrong number of class", f"expected {len(expected)} classes")
-        else:
-            comparison = compare_states(expected, state, mode="acebench",
-                                        misspelled="skip" if mode == "compat" else "match")
-            verdict = PASS if comparison.equal else Verdict(False, "end_state", str(comparison.diff)[:500])
+        process = outcome.get("process")
+        if process is not None and not isinstance(process, list):
+            items.append(Verdict(False, "malformed_process", f"process is {type(process).__name__}, "
+                                 "not a list of messages").to_dict(item_id))
+            processes.append(0.0)
+            continue
+        verdict = _end_state_verdict(expected, outcome.get("result") or [], mode)
         milestones = answer.get("mile_stone") or []
         paths = milestones if milestones and isinstance(milestones[0], list) else [milestones]
-        process = outcome.get("process") or []
-        processes.append(1.0 if verdict.valid else acebench_process(paths, [str(p) for p in process],
+        processes.append(1.0 if verdict.valid else acebench_process(paths, [str(p) for p in process or []],
                                                                     canonical=mode == "strict"))
         items.append(verdict.to_dict(item_id))
     total = len(items)
@@ -50,3 +49,14 @@ def score_agent(prompts: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[
     process_accuracy = round(sum(processes) / total, 3) if total else 0.0
     return CategoryScore(category, accuracy, total, items, process_accuracy)
 
+
+def _end_state_verdict(expected: list[Any], state: Any, mode: Mode) -> Verdict:
+    """The end-to-end check of one result: the class count, then the classes the answer lists."""
+    if not isinstance(state, list) or len(state) != len(expected):
+        return Verdict(False, "wrong number of class", f"expected {len(expected)} classes")
+    comparison = compare_states(expected, state, mode="acebench", misspelled="skip" if mode == "compat" else "match")
+    if comparison.equal:
+        return PASS
+    # A state unequal with no differing field (an entry that is not an object) says why in its notes.
+    detail = str(comparison.diff) if comparison.diff else "; ".join(comparison.notes)
+    return Verdict(False, "end_state", detail[:500])

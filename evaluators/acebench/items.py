@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scenarios.jsonlines import decoded_lines
+
 from .decoding import decode_compat, decode_strict
 from .normal_compat import compat_normal
 from .normal_strict import strict_normal
@@ -80,15 +82,11 @@ def score_category(category: str, prompts: Sequence[Mapping[str, Any]], answers:
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """JSON lines; a malformed line becomes an empty record (its item then scores as missing)."""
-    rows: list[dict[str, Any]] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            row = {}
-        rows.append(row if isinstance(row, dict) else {})
-    return rows
+    """JSON lines; a malformed line becomes an empty record (its item then scores as missing).
 
+    Malformed covers every way one line can fail to read (`scenarios.jsonlines.decoded_lines`: not
+    UTF-8, not JSON, an integer past Python's conversion limit, nesting past the stack), so that one
+    hostile line in a model's results never costs the other lines their scores.
+    """
+    return [value if not reason and isinstance(value, dict) else {}
+            for _, value, reason in decoded_lines(path.read_bytes())]

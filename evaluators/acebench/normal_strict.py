@@ -6,7 +6,6 @@ parallel calls are matched one-to-one, and phrases case-insensitively.
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -28,16 +27,55 @@ def strict_normal(functions: Sequence[Mapping[str, Any]], calls: list[tuple[str,
     schemas = {f.get("name"): f for f in functions}
     outcomes = [[_strict_call(schemas.get(name), args, want) if name == want_name else Verdict(False, "name")
                  for name, args in calls] for want_name, want in expected]
-    for assignment in itertools.permutations(range(len(calls))):
-        if all(outcomes[i][j].valid for i, j in enumerate(assignment)):
-            return PASS
-        if len(calls) > 7:
-            break  # a greedy fallback keeps huge outputs cheap
+    if _perfect_matching([[j for j, verdict in enumerate(row) if verdict.valid] for row in outcomes]):
+        return PASS
     for i, row in enumerate(outcomes):
         if not any(v.valid for v in row):
             first = next((v for v in row if v.error_type != "name"), row[0])
             return Verdict(False, first.error_type, f"call {expected[i][0]}: {first.detail}")
     return Verdict(False, "value_error", "no one-to-one assignment of calls to expected calls")
+
+
+def _perfect_matching(accepted: Sequence[Sequence[int]]) -> bool:
+    """Whether each expected call (row) can have its own model call among those it accepts.
+
+    Kuhn's augmenting paths: each row in turn takes a free call, or one whose holder can move to
+    another call it accepts. Polynomial (rows x edges), so parallel calls match in any order,
+    however many; a walk with an explicit stack, so no number of calls runs out of recursion.
+    """
+    holder: dict[int, int] = {}  # model call -> the expected call holding it
+    return all(_augment(row, accepted, holder) for row in range(len(accepted)))
+
+
+def _augment(start: int, accepted: Sequence[Sequence[int]], holder: dict[int, int]) -> bool:
+    """Give row `start` a call along an augmenting path, moving holders along it; False if none."""
+    seen: set[int] = set()
+    came_from: dict[int, tuple[int, int | None]] = {}  # call -> (row that reached it, call that row held)
+    stack: list[tuple[int, int | None, int]] = [(start, None, 0)]  # (row, the call it holds, next option)
+    while stack:
+        row, held, position = stack.pop()
+        options = accepted[row]
+        while position < len(options) and options[position] in seen:
+            position += 1
+        if position == len(options):
+            continue
+        call = options[position]
+        seen.add(call)
+        came_from[call] = (row, held)
+        stack.append((row, held, position + 1))
+        if call not in holder:
+            _flip(call, came_from, holder)
+            return True
+        stack.append((holder[call], call, 0))
+    return False
+
+
+def _flip(call: int | None, came_from: dict[int, tuple[int, int | None]], holder: dict[int, int]) -> None:
+    """Along the path that reached a free `call`, each row takes the call it reached."""
+    while call is not None:
+        row, held = came_from[call]
+        holder[call] = row
+        call = held
 
 
 def _strict_call(schema: Mapping[str, Any] | None, arguments: dict[str, Any], expected: Mapping[str, Any]) -> Verdict:

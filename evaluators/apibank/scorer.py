@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import Call, ParseError, World
+from sandbox.limits import DEFAULT_LIMITS
 from sandbox.parsing import render_calls
 from scenarios.apibank.checks import check_call
 from scenarios.apibank.dialogues import ApiCall, Dialogue
@@ -38,6 +39,7 @@ from scenarios.apibank.replay import (
     recording_world,
     replay_calls,
 )
+from scenarios.jsonlines import decoded_lines
 
 from ..results import ResultsRequest, ScoreTable
 
@@ -125,8 +127,9 @@ class Scorer:
         if not 0 <= index < len(answers):
             return SampleScore(file, "response", index, None, 0.0, "no such response sample")
         after_call = dialogue is not None and index in dialogue.replies_after_calls
+        error = reply_too_long(prediction) if isinstance(prediction, str) else ""
         return SampleScore(file, "response", index, None, rouge_l(answers[index], prediction, self._rouge),
-                           after_call=after_call)
+                           error, after_call)
 
     def score(self, predictions: Iterable[Mapping[str, Any]]) -> ApiBankScores:
         scores = ApiBankScores()
@@ -162,26 +165,40 @@ def _rouge_scorer() -> Any:
 def rouge_l(reference: str, prediction: Any, scorer: Any = None) -> float:
     """ROUGE-L F1; empty or unreadable predictions score 0 (the reference's `rouge` crashed on some).
 
-    Pass a `scorer` (from one `Scorer`) when scoring many responses, so it is built once.
+    A prediction past `reply_too_long` scores 0 without being run: rouge-score's LCS is a pure-Python
+    table of reference x prediction tokens, so its time and memory grow with the prediction
+    (a 1 MB reply took 17 s and 429 MB). Pass a `scorer` (from one `Scorer`) when scoring many
+    responses, so it is built once.
     """
-    if not isinstance(prediction, str) or not prediction.strip() or not reference.strip():
+    if not isinstance(prediction, str) or reply_too_long(prediction):
+        return 0.0
+    if not prediction.strip() or not reference.strip():
         return 0.0
     scorer = scorer or _rouge_scorer()
     return round(scorer.score(reference, prediction)["rougeL"].fmeasure, 4)
 
 
+def reply_too_long(prediction: str) -> str:
+    """Why a reply is too long to score ("" when it is not): past the engine's message limit,
+    the bound call text has too. No recorded reply comes near it (the longest has 1,335
+    characters); the reference would score it anyway (docs/compatibility.md)."""
+    limit = DEFAULT_LIMITS.max_message_chars
+    if len(prediction) <= limit:
+        return ""
+    return f"the reply has {len(prediction)} characters, more than the {limit} a reply may have; not scored"
+
+
 def read_predictions(path: Path) -> list[dict[str, Any]]:
-    """Prediction rows from a JSON-lines file; `ValueError` names the first bad line."""
+    """Prediction rows from a JSON-lines file; `ValueError` names the first bad line, whichever way
+    it fails to read (`scenarios.jsonlines.decoded_lines`: not UTF-8, not JSON, an integer past
+    Python's conversion limit, nesting past the stack)."""
     if not path.is_file():
         raise ValueError(f"{path} is not a file of predictions (JSON lines)")
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.strip():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                raise ValueError(f"{path.name}:{number}: not valid JSON") from None
-            rows.append(row if isinstance(row, dict) else {})
+    for number, value, reason in decoded_lines(path.read_bytes()):
+        if reason:
+            raise ValueError(f"{path.name}:{number}: {reason}")
+        rows.append(value if isinstance(value, dict) else {})
     return rows
 
 

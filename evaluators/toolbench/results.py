@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scenarios.jsonlines import JsonTextError, decoded_lines, json_value
 from scenarios.toolbench import ToolBenchTask, read_tasks
 from scenarios.toolbench.family import FAMILY
 from scenarios.toolbench.sources import is_hub_name
@@ -58,8 +59,8 @@ def read_answers(path: Path) -> dict[str, str]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read {path}: {exc}") from None
     try:
-        whole = json.loads(text)
-    except (ValueError, RecursionError):  # ValueError: JSONDecodeError, or an integer past 4,300 digits
+        whole = json_value(text)
+    except JsonTextError:  # JSON lines, or not JSON at all (then the first bad line is named)
         whole = None
     if isinstance(whole, dict) and not any(key in whole for key in _ID_KEYS):
         return {str(key): _answer_text(value) for key, value in whole.items()}
@@ -80,12 +81,10 @@ def read_answers(path: Path) -> dict[str, str]:
 
 def _lines(path: Path, text: str) -> list[Any]:
     records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                records.append(json.loads(line))
-            except (ValueError, RecursionError):
-                raise ValueError(f"{path.name}:{number}: not valid JSON") from None
+    for number, value, reason in decoded_lines(text.encode("utf-8")):
+        if reason:
+            raise ValueError(f"{path.name}:{number}: {reason}")
+        records.append(value)
     return records
 
 
