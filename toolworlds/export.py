@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.limits import printable_json
+from scenarios.jsonlines import JsonTextError, json_value
 
 from .store import EpisodeRow, MessageRow, RunStore
 
@@ -113,8 +114,8 @@ def sharegpt(record: dict[str, Any]) -> dict[str, Any]:
 
 def _arguments(text: str) -> Any:
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):  # not JSON, an integer past 4,300 digits, nesting past the stack
+        return json_value(text)
+    except JsonTextError:  # not JSON, an integer past 4,300 digits, nesting past the stack
         return text  # as the model wrote it: training data keeps even a broken call
 
 

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from scenarios.jsonlines import JsonTextError, json_value
+
 NO_GROUND_TRUTH = "No ground truth available"
 NO_CALLS = "Could not extract tool calls from solution"
 
@@ -65,11 +67,10 @@ def extract_calls(response: Any) -> list[Any]:
 
 
 def _decoded(text: str) -> Any:
-    """`text` as JSON, or None where the decoder refuses it, whichever way it does: `JSONDecodeError`, a
-    plain `ValueError` for an integer past Python's 4,300 digits, `RecursionError` past its stack."""
+    """`text` as JSON, or None where the decoder refuses it, whichever way it does (`json_value`)."""
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        return json_value(text)
+    except JsonTextError:
         return None
 
 
