@@ -11,8 +11,9 @@ never hides the others, and never becomes a traceback.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 
@@ -44,6 +45,23 @@ def json_value(text: str) -> Any:
         raise JsonTextError("not valid JSON (an integer too long to read)") from None
     except RecursionError:
         raise JsonTextError("not valid JSON (nested too deeply to read)") from None
+
+
+def shown_value(value: Any) -> str:
+    """A wrong data value as a problem message names it: text quoted and cut short (its author finds
+    it by its words), anything else by its JSON type, empty containers named as such. Never `repr`
+    of the whole value: a 5,000-digit integer's would itself raise, a megabyte's would fill the log."""
+    if isinstance(value, str):
+        return repr(value[:60])
+    if value is None:
+        return "null"
+    if isinstance(value, (list, dict)) and not value:
+        return "an empty list" if isinstance(value, list) else "an empty object"
+    return _JSON_KINDS.get(type(value), f"a value of type {type(value).__name__}")
+
+
+_JSON_KINDS: Mapping[type, str] = MappingProxyType(
+    {bool: "a boolean", int: "a number", float: "a number", list: "a list", dict: "an object"})
 
 
 def read_bytes(path: Path, label: str | None = None) -> bytes:

@@ -233,10 +233,10 @@ def test_item_ids_and_possible_answers_are_checked_when_read(tmp_path: Path) -> 
         "data_normal_atom_bool.json:2: no id (an 'id' text field)",
         "data_normal_atom_bool.json:3: no id (an 'id' text field)",
         "data_normal_atom_bool.json:9: duplicate id ok (first at line 1)",
-        f"{answers}:3: bad0: ground_truth must be an object of calls, not text",
+        f"{answers}:3: bad0: ground_truth must be an object of calls, not 'oops'",
         f"{answers}:4: bad1: ground_truth must be an object of calls, not a number",
         f"{answers}:5: bad2: ground_truth must be an object of calls, not null",
-        f"{answers}:6: bad3: ground_truth[1] must be an object of calls, not text",
+        f"{answers}:6: bad3: ground_truth[1] must be an object of calls, not 'oops'",
         f"{answers}:7: bad4: ground_truth['set_alarm'] must be an object of arguments, not a list",
         "possible_answer/data_special_error_param.json:1: e0: ground_truth['on'] must be a non-empty list, "
         "not an empty list"]
@@ -274,7 +274,7 @@ def test_doctor_reports_a_task_whose_world_cannot_be_built_and_lints_the_others(
     report = FAMILY.replay(prompt_file, "en", {}) if FAMILY.replay else None
     assert report is not None and report.summary == "reproduced 2/5 tasks"
     assert report.findings == [
-        "t1: initial state invalid: initial_config.BaseApi must be an object, not a value of type list",
+        "t1: initial state invalid: initial_config.BaseApi must be an object, not a list",
         "t2: initial state invalid: unknown ACEBench classes: NoSuchApi; known: BaseApi, MessageApi, ReminderApi, "
         "FoodPlatform, Travel",
         "t3: initial state invalid: initial_config.BaseApi.wifi must be true or false, not 'false'"]

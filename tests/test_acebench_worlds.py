@@ -68,8 +68,8 @@ def test_initial_config_only_the_baseapi_entry_counts() -> None:
     ({"BaseApi": {"logged_in_users": "Eve"}}, "BaseApi.logged_in_users must be a list of user names, not 'Eve'"),
     ({"BaseApi": {"logged_in_users": ["Eve", 3]}}, "BaseApi.logged_in_users[1] must be a user name"),
     ({"BaseApi": {"wifi": "false"}}, "BaseApi.wifi must be true or false, not 'false'"),
-    ({"BaseApi": {"logged_in": 0}}, "BaseApi.logged_in must be true or false, not a value of type int"),
-    ({"BaseApi": [1, 2]}, "BaseApi must be an object, not a value of type list"),
+    ({"BaseApi": {"logged_in": 0}}, "BaseApi.logged_in must be true or false, not a number"),
+    ({"BaseApi": [1, 2]}, "BaseApi must be an object, not a list"),
 ])
 def test_an_initial_config_of_the_wrong_type_is_refused_naming_its_field(config: dict, refusal: str) -> None:
     """The reference stores these values as given, so `"false"` turns the Wi-Fi on, and `list()` of a name

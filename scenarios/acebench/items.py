@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from sandbox import World
 
 from ..family import TaskLoad
+from ..jsonlines import shown_value
 from .answers import possible_reply
 from .prompts import history_message, single_reply_prompt
 from .tasks import answers_by_id, folder_language, unique_records
@@ -139,29 +140,20 @@ def answer_problem(category: str, answer: Any) -> str | None:
 def _calls_problem(answer: Any, where: str) -> str | None:
     """What is wrong with one normal answer (`{function: {argument: value}}`) found at `where`, or None."""
     if not isinstance(answer, dict):
-        return f"{where} must be an object of calls, not {_kind(answer)}"
-    return next((f"{where}[{name!r}] must be an object of arguments, not {_kind(arguments)}"
+        return f"{where} must be an object of calls, not {shown_value(answer)}"
+    return next((f"{where}[{name!r}] must be an object of arguments, not {shown_value(arguments)}"
                  for name, arguments in answer.items() if not isinstance(arguments, dict)), None)
 
 
 def _special_problem(category: str, answer: Any) -> str | None:
     """What is wrong with a special item's answer (`{name: [values]}`, at least one entry), or None."""
     if not isinstance(answer, dict) or not answer:
-        return f"ground_truth must be a non-empty object, not {_kind(answer)}"
+        return f"ground_truth must be a non-empty object, not {shown_value(answer)}"
     incomplete = "incomplete" in category
     for name, values in answer.items():
         if not isinstance(values, list) or not (values or incomplete):
-            return f"ground_truth[{name!r}] must be a {'' if incomplete else 'non-empty '}list, not {_kind(values)}"
+            size = "" if incomplete else "non-empty "
+            return f"ground_truth[{name!r}] must be a {size}list, not {shown_value(values)}"
         if incomplete and not all(isinstance(value, str) for value in values):
             return f"ground_truth[{name!r}] must list parameter names as text"
     return None
-
-
-def _kind(value: Any) -> str:
-    """A value's JSON type, as a data author reads it."""
-    if value is None:
-        return "null"
-    if isinstance(value, (list, dict)) and not value:
-        return "an empty " + ("list" if isinstance(value, list) else "object")
-    names = {bool: "a boolean", int: "a number", float: "a number", str: "text", list: "a list", dict: "an object"}
-    return names.get(type(value), type(value).__name__)

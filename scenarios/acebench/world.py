@@ -11,6 +11,7 @@ from sandbox import World
 from sandbox.template import WorldTemplate
 from sandbox.tools import Coercion
 
+from ..jsonlines import shown_value
 from .base import AceApp, BaseApi
 from .food import FoodPlatform
 from .message import MessageApi
@@ -88,30 +89,23 @@ def device_settings(config: Mapping[str, Any]) -> tuple[bool, bool, tuple[str, .
     invalid, with that reason, instead of running in a world its author did not mean.
     """
     if not isinstance(config, Mapping):
-        raise ValueError(f"initial_config must be an object, not {_shown(config)}")
+        raise ValueError(f"initial_config must be an object, not {shown_value(config)}")
     device = config.get("BaseApi") or {}
     if not isinstance(device, Mapping):
-        raise ValueError(f"initial_config.BaseApi must be an object, not {_shown(device)}")
+        raise ValueError(f"initial_config.BaseApi must be an object, not {shown_value(device)}")
     wifi, logged_in = device.get("wifi", False), device.get("logged_in", True)
     for name, value in (("wifi", wifi), ("logged_in", logged_in)):
         if type(value) is not bool:
-            raise ValueError(f"initial_config.BaseApi.{name} must be true or false, not {_shown(value)}")
+            raise ValueError(f"initial_config.BaseApi.{name} must be true or false, not {shown_value(value)}")
     users = device.get("logged_in_users", [])
     if not isinstance(users, (list, tuple)):
-        raise ValueError(f"initial_config.BaseApi.logged_in_users must be a list of user names, not {_shown(users)}")
+        raise ValueError("initial_config.BaseApi.logged_in_users must be a list of user names, "
+                         f"not {shown_value(users)}")
     wrong = next((index for index, user in enumerate(users) if type(user) is not str), None)
     if wrong is not None:
         raise ValueError(f"initial_config.BaseApi.logged_in_users[{wrong}] must be a user name, "
-                         f"not {_shown(users[wrong])}")
+                         f"not {shown_value(users[wrong])}")
     return wifi, logged_in, tuple(users)
-
-
-def _shown(value: Any) -> str:
-    """A wrong value as an error message shows it: text quoted (and cut short), anything else by its
-    type (`repr` of a 5,000-digit integer would itself raise)."""
-    if isinstance(value, str):
-        return repr(value[:60])
-    return f"a value of type {type(value).__name__}"
 
 
 def apply_initial_config(world: World, config: Mapping[str, Any]) -> None:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from sandbox import ParseError, parse_message
 
-from ..jsonlines import file_text, json_lines
+from ..jsonlines import file_text, json_lines, shown_value
 
 LEVEL_FOLDERS = MappingProxyType({1: "level-1-given-desc", 2: "level-2-toolsearcher"})
 
@@ -136,14 +136,14 @@ def _dialogue_turns(path: Path, label: str, problems: list[str]) -> list[Dialogu
 def dialogue_turn(row: Any) -> DialogueTurn:
     """One line of a dialogue file as a turn; `ValueError` naming the field that is wrong."""
     if not isinstance(row, dict):
-        raise ValueError(f"a line must be a JSON object, not {_kind(row)}")
+        raise ValueError(f"a line must be a JSON object, not {shown_value(row)}")
     role = row.get("role", "User")
     if role not in ("User", "AI", "API"):
-        raise ValueError(f"role must be 'User', 'AI' or 'API', not {_kind(role)}")
+        raise ValueError(f"role must be 'User', 'AI' or 'API', not {shown_value(role)}")
     if role != "API":
         text = row.get("text", "")
         if not isinstance(text, str):
-            raise ValueError(f"text must be text, not {_kind(text)}")
+            raise ValueError(f"text must be text, not {shown_value(text)}")
         return DialogueTurn(role=role, text=text)
     return DialogueTurn(role="API", call=_recorded_call(row))
 
@@ -154,26 +154,17 @@ def _recorded_call(row: dict[str, Any]) -> ApiCall:
     if "api_name" not in row:
         raise ValueError("api_name is missing")
     if not isinstance(name, str) or not name:
-        raise ValueError(f"api_name must be an API's name, not {_kind(name)}")
+        raise ValueError(f"api_name must be an API's name, not {shown_value(name)}")
     param_dict = row.get("param_dict") or {}
     if not isinstance(param_dict, dict):
-        raise ValueError(f"param_dict must be an object, not {_kind(param_dict)}")
+        raise ValueError(f"param_dict must be an object, not {shown_value(param_dict)}")
     result = row.get("result")
     if result is not None and not isinstance(result, dict):
-        raise ValueError(f"result must be an object, not {_kind(result)}")
+        raise ValueError(f"result must be an object, not {shown_value(result)}")
     given = (result or {}).get("input")
     if given is not None and not isinstance(given, dict):
-        raise ValueError(f"result.input must be an object, not {_kind(given)}")
+        raise ValueError(f"result.input must be an object, not {shown_value(given)}")
     return ApiCall(api_name=name, param_dict=param_dict, result=result)
-
-
-def _kind(value: Any) -> str:
-    """A wrong value as a message shows it: text quoted (cut short), anything else by its JSON type."""
-    if isinstance(value, str):
-        return repr(value[:60])
-    names = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", list: "a list",
-             dict: "an object"}
-    return names.get(type(value), type(value).__name__)
 
 
 _CALL_LINE = re.compile(r"^\s*-?\s*([A-Z][A-Za-z]+)\((.*)\)\s*(?::.*)?$")
