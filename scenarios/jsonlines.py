@@ -64,6 +64,23 @@ _JSON_KINDS: Mapping[type, str] = MappingProxyType(
     {bool: "a boolean", int: "a number", float: "a number", list: "a list", dict: "an object"})
 
 
+class FirstSeen:
+    """Where each id of a data set was first seen. The store keys episodes by task id, so a second
+    task with an id would silently replace the first's: the first is kept, each repeat is a problem
+    naming where the kept one is."""
+
+    def __init__(self) -> None:
+        self._where: dict[str, str] = {}
+
+    def repeated(self, key: str, where: str) -> str | None:
+        """None the first time `key` is seen (noting `where`); then the reason a repeat is left out."""
+        first = self._where.get(key)
+        if first is not None:
+            return f"duplicate id {key} (first at {first})"
+        self._where[key] = where
+        return None
+
+
 def read_bytes(path: Path, label: str | None = None) -> bytes:
     """The bytes of a data file, or `DataFileError` naming it (as `label`, default its name) when it
     cannot be read (a folder where a file belongs, no permission): an `OSError` would escape

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from sandbox import World
 
 from ..family import TaskLoad
-from ..jsonlines import json_lines
+from ..jsonlines import FirstSeen, json_lines
 from .prompts import USER_OPENER, agent_prompt, user_prompt
 from .world import acebench_world, saved_state
 
@@ -160,16 +160,15 @@ def answers_by_id(path: Path, label: str, problems: list[str]) -> dict[str, tupl
 def unique_records(path: Path, label: str, problems: list[str]) -> list[tuple[int, dict[str, Any]]]:
     """The lines of a file that are objects with a text id, each id once: a line without one, or
     repeating an earlier line's, is a problem (`label:line: ...`) and is left out."""
-    first_at: dict[str, int] = {}
+    seen = FirstSeen()
     kept = []
     for number, record in json_records(path, problems, label):
         record_id = record.get("id")
         if not isinstance(record_id, str):
             problems.append(f"{label}:{number}: no id (an 'id' text field)")
-        elif record_id in first_at:
-            problems.append(f"{label}:{number}: duplicate id {record_id} (first at line {first_at[record_id]})")
+        elif repeat := seen.repeated(record_id, f"line {number}"):
+            problems.append(f"{label}:{number}: {repeat}")
         else:
-            first_at[record_id] = number
             kept.append((number, record))
     return kept
 

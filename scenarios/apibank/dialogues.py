@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from sandbox import ParseError, parse_message
 
-from ..jsonlines import file_text, json_lines, shown_value
+from ..jsonlines import FirstSeen, file_text, json_lines, shown_value
 
 LEVEL_FOLDERS = MappingProxyType({1: "level-1-given-desc", 2: "level-2-toolsearcher"})
 
@@ -98,7 +98,7 @@ def load_dialogues(data: str | Path, levels: tuple[int, ...] = (1, 2),
     """
     found: list[str] = []
     dialogues = []
-    first_in: dict[str, str] = {}
+    seen = FirstSeen()
     for level in levels:
         try:
             folder = _folder(Path(data), LEVEL_FOLDERS[level])
@@ -107,10 +107,9 @@ def load_dialogues(data: str | Path, levels: tuple[int, ...] = (1, 2),
             continue
         for path in sorted(folder.glob("*.jsonl")):
             label = f"{folder.name}/{path.name}"
-            if path.name in first_in:
-                found.append(f"{label}: duplicate id {path.name} (first at {first_in[path.name]})")
+            if repeat := seen.repeated(path.name, label):
+                found.append(f"{label}: {repeat}")
                 continue
-            first_in[path.name] = label
             turns = _dialogue_turns(path, label, found)
             if turns:
                 dialogues.append(Dialogue(file=path.name, level=level, turns=turns))

@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from ..family import TaskLoad
-from ..jsonlines import DataFileError, JsonTextError, decoded_lines, json_value, read_bytes, utf8_text
+from ..jsonlines import (
+    DataFileError,
+    FirstSeen,
+    JsonTextError,
+    decoded_lines,
+    json_value,
+    read_bytes,
+    utf8_text,
+)
 from .cache import ResponseCache
 from .tasks import TaskShapeError, task_from_row
 
@@ -50,7 +58,7 @@ def read_tasks(source: str | Path, *, cache: str | Path | None = None, stop_afte
     found = TaskLoad()
     responses = _cache_for(source, cache)
     rows = _hub_rows(str(source), hf_cache_dir) if is_hub_name(source) else _file_rows(Path(source))
-    first_at: dict[str, str] = {}
+    seen = FirstSeen()
     for index, row in enumerate(islice(rows, _row_bound(stop_after))):
         if row.problem:
             found.problems.append(f"{row.where}: {row.problem}")
@@ -60,10 +68,9 @@ def read_tasks(source: str | Path, *, cache: str | Path | None = None, stop_afte
         except TaskShapeError as exc:
             found.problems.append(f"{row.where}: {exc}")
             continue
-        if task.id in first_at:  # the store keys episodes by task id: a second would replace the first's
-            found.problems.append(f"{row.where}: duplicate id {task.id} (first at {first_at[task.id]})")
+        if repeat := seen.repeated(task.id, row.where):
+            found.problems.append(f"{row.where}: {repeat}")
             continue
-        first_at[task.id] = row.where
         found.tasks.append(task)
     if not found.tasks and not found.problems:
         found.problems.append(f"no ToolBench tasks in {source}")
