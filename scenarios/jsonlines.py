@@ -11,6 +11,7 @@ never hides the others, and never becomes a traceback.
 from __future__ import annotations
 
 import json
+from codecs import BOM_UTF8
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -101,6 +102,8 @@ def file_text(path: Path, label: str | None = None) -> str:
 def utf8_text(data: bytes, label: str) -> str:
     """A whole file's bytes decoded as UTF-8; `DataFileError` naming the file (`label`), the line and
     the column of the first byte that is not UTF-8."""
+    if data.startswith(BOM_UTF8):  # a byte-order mark (as editors on Windows write one) is not text
+        data = data[len(BOM_UTF8):]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -112,8 +115,11 @@ def utf8_text(data: bytes, label: str) -> str:
 def decoded_lines(data: bytes) -> Iterator[tuple[int, Any, str]]:
     """Each non-blank line of JSON-lines data as (number from 1, value, "") or, when the line is not
     UTF-8 or not JSON, (number, None, reason). Lines are split on ASCII line ends only (as a text
-    file is read), never on the Unicode line separators a JSON string may hold unescaped."""
+    file is read), never on the Unicode line separators a JSON string may hold unescaped. A byte-order
+    mark opening the data (as editors on Windows write one) is not part of its first line."""
     for number, raw in enumerate(data.splitlines(), start=1):
+        if number == 1 and raw.startswith(BOM_UTF8):
+            raw = raw[len(BOM_UTF8):]
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -99,11 +99,12 @@ def _api_bank(tmp_path: Path) -> Path:
 
 
 def _break_level_one(root: Path) -> Path:
-    """Every kind of broken dialogue file in level 1, plus a BOM, a byte that is not UTF-8 and a folder."""
+    """Every kind of broken dialogue file in level 1, a byte that is not UTF-8 and a folder; and a good
+    dialogue saved with a byte-order mark, which reads as the dialogue it holds."""
     level1 = root / "lv1-lv2-samples" / LEVEL_FOLDERS[1]
     for name, (line, _) in BROKEN.items():
         (level1 / f"{name}.jsonl").write_text("\n".join([USER, line, REPLY]) + "\n")
-    (level1 / "k_bom.jsonl").write_bytes(b"\xef\xbb\xbf" + USER.encode() + b"\n")
+    (level1 / "k_bom.jsonl").write_bytes(b"\xef\xbb\xbf" + "\n".join([USER, CALL, REPLY]).encode() + b"\n")
     (level1 / "l_latin1.jsonl").write_bytes(USER.encode() + b'\n{"role": "AI", "text": "caf\xe9"}\n')
     (level1 / "m_folder.jsonl").mkdir()
     return level1
@@ -112,7 +113,6 @@ def _break_level_one(root: Path) -> Path:
 def _expected_problems() -> list[str]:
     folder = LEVEL_FOLDERS[1]
     return [*(f"{folder}/{name}.jsonl:2: {problem}" for name, (_, problem) in BROKEN.items()),
-            f"{folder}/k_bom.jsonl:1: not valid JSON (Unexpected UTF-8 BOM (decode using utf-8-sig))",
             f"{folder}/l_latin1.jsonl:2: not valid UTF-8 (byte 0xe9 at column 28)",
             f"{folder}/m_folder.jsonl: cannot read it (Is a directory)"]
 
@@ -123,7 +123,7 @@ def test_each_broken_dialogue_file_is_a_problem_naming_its_line_and_field(tmp_pa
     problems: list[str] = []
     dialogues = load_dialogues(root / "lv1-lv2-samples", problems=problems)
     assert problems == _expected_problems()
-    assert [(d.file, d.level) for d in dialogues] == [("good-1.jsonl", 1), ("good-2.jsonl", 2)]
+    assert [(d.file, d.level) for d in dialogues] == [("good-1.jsonl", 1), ("k_bom.jsonl", 1), ("good-2.jsonl", 2)]
     with pytest.raises(ValueError, match=r"a_truncated\.jsonl:2: not valid JSON"):  # no list to collect them in
         load_dialogues(root / "lv1-lv2-samples")
 
@@ -175,11 +175,12 @@ def test_the_family_loads_the_good_dialogues_and_names_every_bad_one(tmp_path: P
     loaded = FAMILY.tasks(TaskQuery(data=root))
     assert loaded.problems == _expected_problems()
     assert sorted(task.id for task in loaded.tasks) == ["Today", "good-1.jsonl#api0", "good-1.jsonl#response0",
-                                                      "good-2.jsonl#api0", "good-2.jsonl#response0"]
+                                                      "good-2.jsonl#api0", "good-2.jsonl#response0",
+                                                      "k_bom.jsonl#api0", "k_bom.jsonl#response0"]
     assert FAMILY.replay is not None
     report = FAMILY.replay(root, "en", {})
     assert report.findings == _expected_problems()
-    assert report.summary.startswith("2 calls: 2 reproduce exactly, 2 pass the check; left out, unreadable: ")
+    assert report.summary.startswith("3 calls: 3 reproduce exactly, 3 pass the check; left out, unreadable: ")
     run = CliRunner().invoke(app, ["run", "--tasks", "apibank", "--data", str(root), "--db",
                                    f"sqlite:///{tmp_path / 'runs.db'}"])
     assert run.exit_code == 2 and "a_truncated.jsonl:2: not valid JSON" in run.output, run.output

@@ -381,6 +381,23 @@ def test_a_stabletoolbench_cache_supplies_recorded_answers(tmp_path: Path) -> No
     assert copied.world().call("get_weather", {"location": "London, UK", "units": "metric"}).result == recorded
 
 
+
+def test_a_cache_file_that_cannot_be_read_answers_nothing_and_a_byte_order_mark_is_no_obstacle(
+        tmp_path: Path) -> None:
+    """A cache file holding a 5,000-digit integer made a lookup raise (`json.loads` refuses it with a plain
+    `ValueError`): like any file that is not JSON it now supplies no answers. One saved with a byte-order
+    mark supplied none either; it is read as the JSON it holds."""
+    folder = tmp_path / "Weather" / "weatherapi_for_Weather"
+    folder.mkdir(parents=True)
+    key = str({"location": "Oslo"})
+    (folder / "huge.json").write_text('{"%s": {"error": "", "response": %s}}' % (key, "9" * 5000))
+    (folder / "bom.json").write_bytes(b"\xef\xbb\xbf" + json.dumps({key: {"error": "", "response": "ok"}}).encode())
+    (folder / "latin.json").write_bytes(b'{"x": "caf\xe9"}')
+    cache = ResponseCache(tmp_path)
+    assert cache.lookup("huge", {"location": "Oslo"}) is None
+    assert cache.lookup("latin", {"location": "Oslo"}) is None
+    assert cache.lookup("bom", {"location": "Oslo"}) == {"error": "", "response": "ok"}
+
 # -- mcpbr's verdict: the seed examples --------------------------------------------------------------------------
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scenarios.jsonlines import JsonTextError, decoded_lines, json_value
+from scenarios.jsonlines import JsonTextError, decoded_lines, file_text, json_value
 from scenarios.toolbench import ToolBenchTask, read_tasks
 from scenarios.toolbench.family import FAMILY
 from scenarios.toolbench.sources import is_hub_name
@@ -54,10 +54,7 @@ def score_answer(task: ToolBenchTask, answer: str) -> Item:
 
 def read_answers(path: Path) -> dict[str, str]:
     """Task id -> answer text; `ValueError` for a file that cannot be read this way."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read {path}: {exc}") from None
+    text = file_text(path)  # `DataFileError` (a `ValueError`) naming the file, and the line of a byte not UTF-8
     try:
         whole = json_value(text)
     except JsonTextError:  # JSON lines, or not JSON at all (then the first bad line is named)

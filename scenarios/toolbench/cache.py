@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..jsonlines import file_text, json_value
+
 
 class ResponseCache:
     """A StableToolBench cache folder, or a single `<api>.json` file of it."""
@@ -58,8 +60,8 @@ class ResponseCache:
     def _load(self, path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
         if path not in self._answers:
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+                data = json_value(file_text(path))
+            except ValueError:  # unreadable, not UTF-8 or not JSON (`DataFileError`, `JsonTextError`)
                 data = {}
             exact = data if isinstance(data, dict) else {}
             by_value: dict[str, Any] = {}
