@@ -167,6 +167,22 @@ def test_a_scene_file_that_cannot_be_read_is_a_problem_and_the_others_load(tmp_p
         load_level3(tmp_path)
 
 
+def test_a_scene_with_no_first_utterance_or_no_gold_call_is_a_problem_not_a_solved_task(tmp_path: Path) -> None:
+    """An empty scene file was a task whose user said nothing and whose 0 of 0 gold calls counted as
+    solved, whatever the agent did: "2/2 solved" with one real scene."""
+    root = _api_bank(tmp_path)
+    scenes = root / "lv3-samples"
+    (scenes / "Empty.txt").write_text("")
+    (scenes / "Mute.txt").write_text("Scene: S\nKey Info:\nnone\nAPI Calls:\nGetToday()\n")
+    (scenes / "Idle.txt").write_text("Scene: S\nFirst Utterance: hello\nKey Info:\nnone\n")
+    loaded = FAMILY.tasks(TaskQuery(data=root, categories=("level-3",)))
+    assert sorted(task.id for task in loaded.tasks) == ["Today"]
+    assert loaded.problems == [
+        "Empty.txt: left out: no first utterance (a 'First Utterance:' line); "
+        "no gold call (an 'API Calls:' heading and call lines)",
+        "Idle.txt: left out: no gold call (an 'API Calls:' heading and call lines)",
+        "Mute.txt: left out: no first utterance (a 'First Utterance:' line)"]
+
 def test_the_family_loads_the_good_dialogues_and_names_every_bad_one(tmp_path: Path) -> None:
     """What `toolworlds run --tasks apibank --data DIR` reads: problems, never a traceback; replay goes on
     with every dialogue it can read and reports the others."""

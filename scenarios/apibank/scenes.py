@@ -205,13 +205,22 @@ class SceneLoad:
 
 
 def read_scenes(data: Path) -> SceneLoad:
-    """The level-3 scenes of an API-Bank folder as tasks; unreadable call lines are problems."""
+    """The level-3 scenes of an API-Bank folder as tasks; unreadable call lines are problems.
+
+    A scene with no first utterance or no gold call is a problem and no task: its user would open
+    with nothing, and with nothing to make it would count as solved whatever the agent did."""
     loaded = SceneLoad()
     if not (data / "lv3-samples").is_dir():
         return loaded
     base = WorldBase(data, init_database_world)
     for scene in load_level3(data, loaded.problems):
         loaded.problems.extend(f"{scene.file}: {problem}" for problem in scene.problems)
+        missing = [what for what, empty in (
+            ("no first utterance (a 'First Utterance:' line)", not scene.first_utterance),
+            ("no gold call (an 'API Calls:' heading and call lines)", not scene.calls)) if empty]
+        if missing:
+            loaded.problems.append(f"{scene.file}: left out: {'; '.join(missing)}")
+            continue
         calls, repairs = repaired_calls(scene)
         loaded.notes.extend(repairs)
         gold, end_state = gold_replay(base, scene, calls)
