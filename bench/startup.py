@@ -51,6 +51,7 @@ PROCESSES = {
     "one pydantic model built": [sys.executable, "-c", "from pydantic import BaseModel\nclass M(BaseModel):\n a: int"],
     "import typer, rich (console, table)": [sys.executable, "-c", "import typer, rich.console, rich.table"],
     "import sandbox": [sys.executable, "-c", "import sandbox"],
+    "from sandbox import parse_message": [sys.executable, "-c", "from sandbox import parse_message"],
     "from sandbox import World": [sys.executable, "-c", "from sandbox import World"],
     "ACEBench family loaded": [sys.executable, "-c", "from scenarios.registry import family\nfamily('acebench')"],
     "ACEBench replay, no CLI": [sys.executable, "-c", _BARE_REPLAY],
@@ -92,6 +93,7 @@ def main() -> None:
     reference = medians.get(REFERENCE, QUOTED_REFERENCE)
     shown = "the reference's, this run" if REFERENCE in medians else "the issue's reference figure"
     targets = {"import sandbox": "<= 1.5x of import pydantic",
+               "from sandbox import parse_message": "reading a message loads no pydantic",
                "toolworlds replay acebench": f"<= {reference:.2f} s ({shown})"}
     for name, value in medians.items():
         ratio = value / medians["import pydantic"]

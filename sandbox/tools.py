@@ -28,8 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
 from .arguments import ArgumentPlan, plan_for
+from .bounds import printable_text, type_name
 from .journal import Journal
-from .limits import printable_text, type_name
 from .state import ATOMIC_TYPES
 
 Coercion = Literal["lax", "strict"]

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from . import chat
 from .app import App
+from .bounds import DEFAULT_LIMITS, InputLimits, LimitExceeded, printable_text, type_name, valid_text
 from .calllog import CallError, CallLog, CallRecord
 from .clock import DEFAULT_START, SimClock
 from .diffing import diff_states
@@ -26,17 +27,7 @@ from .errors import ParseError, ToolError
 from .journal import Journal
 from .journal import begin as _set_journal
 from .journal import reset as _reset_journal
-from .limits import (
-    DEFAULT_LIMITS,
-    InputLimits,
-    LimitExceeded,
-    check_integers,
-    checked_copy,
-    printable_text,
-    redacted_copy,
-    type_name,
-    valid_text,
-)
+from .limits import check_integers, checked_copy, redacted_copy
 from .parsing import Call, parse_items
 from .rng import WorldRandom
 from .schemas import export_all

@@ -11,8 +11,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sandbox import Call, ParseError, World, parse_message
+from sandbox.bounds import DEFAULT_LIMITS, InputLimits, LimitExceeded
 from sandbox.fuzzing import TrickyStr as HostileStr
-from sandbox.limits import DEFAULT_LIMITS, InputLimits, LimitExceeded, _Walk, checked_copy, redacted_copy
+from sandbox.limits import _Walk, checked_copy, redacted_copy
 from scenarios.acebench import ALL_CLASSES, acebench_world
 from scenarios.todo import TodoApp, todo_world
 

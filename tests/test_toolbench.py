@@ -390,7 +390,7 @@ def test_a_cache_file_that_cannot_be_read_answers_nothing_and_a_byte_order_mark_
     folder = tmp_path / "Weather" / "weatherapi_for_Weather"
     folder.mkdir(parents=True)
     key = str({"location": "Oslo"})
-    (folder / "huge.json").write_text('{"%s": {"error": "", "response": %s}}' % (key, "9" * 5000))
+    (folder / "huge.json").write_text(json.dumps({key: {"error": "", "response": 0}}).replace("0}", "9" * 5000 + "}"))
     (folder / "bom.json").write_bytes(b"\xef\xbb\xbf" + json.dumps({key: {"error": "", "response": "ok"}}).encode())
     (folder / "latin.json").write_bytes(b'{"x": "caf\xe9"}')
     cache = ResponseCache(tmp_path)

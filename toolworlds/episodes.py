@@ -19,10 +19,10 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from sandbox.bounds import printable_text, type_name
 from sandbox.calllog import CallRecord
 from sandbox.chat import answering, result_text
 from sandbox.errors import ParseError
-from sandbox.limits import printable_text, type_name
 from sandbox.parsing import Call, decode_arguments, render_calls
 from sandbox.world import World
 from scenarios.family import task_hook

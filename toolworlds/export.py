@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from sandbox.limits import printable_json
+from sandbox.bounds import printable_json
 from scenarios.jsonlines import JsonTextError, json_value
 
 from .store import EpisodeRow, MessageRow, RunStore

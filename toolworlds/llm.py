@@ -23,7 +23,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox.limits import printable_text
+from sandbox.bounds import printable_text
 from scenarios.family import task_hook
 
 from .agents import ChatMessage, ToolCall, Turn

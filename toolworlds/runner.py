@@ -30,7 +30,8 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from evaluators.task_score import episode_scorer
-from sandbox.limits import printable_json, printable_text, redacted_copy
+from sandbox.bounds import printable_json, printable_text
+from sandbox.limits import redacted_copy
 from sandbox.schemas import openai_tools
 from sandbox.world import World
 from scenarios.family import task_hook
