@@ -144,7 +144,7 @@ def _replay_report(name: str, data: Path | None, lang: str, options: dict[str, A
 
 @app.command()
 def replay(
-    family_name: Annotated[str, typer.Argument(metavar="FAMILY", help="acebench, banking or apibank.")],
+    family_name: Annotated[str, typer.Argument(metavar="FAMILY", help="acebench, banking, apibank or toolbench.")],
     data: Annotated[Path | None, typer.Option(help="Benchmark folder or task file (default: the data folder).")] = None,
     lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
     json_path: Annotated[Path | None, typer.Option("--json", help="Write one result object per row here.")] = None,
@@ -172,7 +172,8 @@ def replay(
 
 @app.command()
 def doctor(
-    family_name: Annotated[str, typer.Argument(metavar="FAMILY", help="Task family: acebench or banking.")],
+    family_name: Annotated[str, typer.Argument(metavar="FAMILY",
+                                               help="Task family: acebench, banking, apibank or toolbench.")],
     data: Annotated[Path | None, typer.Option(help="Benchmark folder or task file to lint.")] = None,
     lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
 ) -> None:
@@ -274,7 +275,7 @@ def hide_secret(url: str, text: str) -> str:
 def run(
     ctx: typer.Context,
     tasks: Annotated[list[str] | None, typer.Option(
-        "--tasks", help="Task families: banking (bundled), acebench, toolbench.")] = None,
+        "--tasks", help="Task families: banking (bundled), acebench, apibank, toolbench.")] = None,
     lang: Annotated[list[str] | None, typer.Option("--lang", help="Languages, e.g. --lang en zh (default: every "
                                                    "one the family's data holds).")] = None,
     data: Annotated[Path | None, typer.Option(help="Task data folder or file (default: the family's own).")] = None,
@@ -315,7 +316,8 @@ def run(
     workers: Annotated[int | None, typer.Option(min=1, help="Episodes run in parallel: processes here (default 1), "
                                                 "or Ray actors (default: one per CPU of the cluster).")] = None,
     backend: Annotated[str, typer.Option(help="Where episodes run: process (this machine) or ray (a Ray cluster; "
-                                         'pip install "toolworlds[ray]"). See docs/distributed.md.')] = "process",
+                                         'the ray extra: pip install -e ".\\[ray]"). See docs/distributed.md.')
+                       ] = "process",
     address: Annotated[str | None, typer.Option(help="--backend ray: auto (the cluster this machine joined with "
                                                 "`ray start`) or ray://host:port; default: a local Ray for this "
                                                 "run.")] = None,
@@ -345,7 +347,7 @@ def run(
              "filter_category, filter_tags, task_ids. Flags win over the file.")] = None,
     pause: Annotated[float, typer.Option(hidden=True, help="Seconds to wait per episode.")] = 0.0,
     results: Annotated[Path | None, typer.Option(
-        help="Where benchmarks with their own result files (acebench) write them, one folder per task set "
+        help="Where benchmarks with their own result files (acebench, apibank) write them, one folder per task set "
              "(default: results/<run-id>).")] = None,
 ) -> None:
     """Run an agent over task sets, store every episode, and print the scores.
