@@ -104,3 +104,30 @@ def test_a_run_that_stopped_before_its_summary_is_reported_with_the_command_that
     assert "run cut did not finish: 2 episodes stored" in shown.output
     assert "--run-id cut --resume --tasks banking --lang en --agent noisy" in shown.output
     assert "cut: noisy" in shown.output and "1.000" in shown.output  # scored from the episodes it stored
+
+
+def test_a_resume_names_a_stored_run_and_may_list_its_languages_in_any_order(tmp_path: Path) -> None:
+    """`--resume` with a mistyped id started a new run (and re-ran, and re-paid for, everything); the same
+    languages in another order were refused as another configuration."""
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    made = runner.invoke(app, ["run", "--db", url, "--limit", "1", "--lang", "en", "--lang", "zh", "--run-id", "real"])
+    assert made.exit_code == 0, made.output
+    typo = runner.invoke(app, ["run", "--db", url, "--limit", "1", "--run-id", "raal", "--resume"])
+    assert typo.exit_code == 2 and "no run 'raal'" in typo.output and "runs there: real" in typo.output
+    with sqlite3.connect(tmp_path / "runs.db") as connection:
+        assert connection.execute("select run_id from runs").fetchall() == [("real",)]
+    swapped = runner.invoke(app, ["run", "--db", url, "--limit", "1", "--lang", "zh", "--lang", "en", "--run-id",
+                                  "real", "--resume"])
+    assert swapped.exit_code == 0, swapped.output
+
+
+def test_numeric_options_must_be_finite_numbers_in_range(tmp_path: Path) -> None:
+    """NaN passes click's range checks and never equals itself, so a NaN noise made a run no resume could
+    match; an infinite temperature or timeout failed every episode with a reason blaming the endpoint."""
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    for option, value in (("--noise", "nan"), ("--noise", "2"), ("--noise", "-1"), ("--temperature", "inf"),
+                          ("--temperature", "nan"), ("--timeout", "inf")):
+        result = runner.invoke(app, ["run", "--db", url, "--limit", "1", "--agent", "noisy", option, value])
+        assert result.exit_code == 2, (option, value, result.output)
+    assert not (tmp_path / "runs.db").exists() or sqlite3.connect(tmp_path / "runs.db").execute(
+        "select count(*) from runs").fetchone() == (0,)

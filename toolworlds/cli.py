@@ -14,6 +14,7 @@ import contextlib
 import dataclasses
 import gc
 import json
+import math
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -282,7 +283,7 @@ def run(
     agent: Annotated[str, typer.Option(help="oracle, noisy, llm, or package.module:Factory (your own agent: called "
                                             "with the task, returns an object with act(conversation, tools)).")
                      ] = "oracle",
-    noise: Annotated[float, typer.Option(help="Mistake rate of the noisy agent.")] = 0.2,
+    noise: Annotated[float, typer.Option(min=0.0, max=1.0, help="Mistake rate of the noisy agent.")] = 0.2,
     seed: Annotated[int, typer.Option(help="Seed of the noisy agent.")] = 0,
     model: Annotated[str, typer.Option(help="Model name, for --agent llm.")] = "",
     base_url: Annotated[str, typer.Option(help="OpenAI-compatible endpoint, for --agent llm.")] = "",
@@ -383,6 +384,9 @@ def run(
         raise fail("--retry-failed continues a run: give it with --resume --run-id")
     if force and not resume:
         raise fail("--force overrides a resume's configuration check: give it with --resume --run-id")
+    for option, value in (("--noise", noise), ("--temperature", temperature), ("--timeout", timeout)):
+        if value is not None and not math.isfinite(value):  # click's ranges let NaN through, and inf means nothing
+            raise fail(f"{option} must be a finite number, not {value}")
     runs_on = _backend(backend, address, workers)
     chosen = _run_config(config)
     query = TaskQuery(
@@ -400,6 +404,11 @@ def run(
     name = run_id or store.new_run_id()
     if run_id and not resume and store.run(run_id) is not None:
         raise fail(f"run {run_id!r} already exists in {shown_url(db)}; add --resume to continue it")
+    if resume and store.run(name) is None:  # a mistyped id would silently run (and pay for) everything again
+        known = [row.run_id for row in store.runs()]
+        store.close()
+        raise fail(f"no run {name!r} in {shown_url(db)} to resume (runs there: {', '.join(known[-10:]) or 'none'}); "
+                   "leave out --resume to start it")
     spec = AgentSpec(kind=agent, noise=noise, seed=seed, model=model, base_url=base_url, pause=pause, user=user,
                      timeout=timeout, retries=retries, temperature=temperature, max_tokens=max_tokens,
                      user_model=user_model, user_base_url=user_base_url, max_steps=max_steps, protocol=protocol,

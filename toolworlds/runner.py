@@ -186,10 +186,25 @@ def config_differences(stored: Mapping[str, Any], given: Mapping[str, Any]) -> l
             before, after = _without_limit(before), _without_limit(after)
             if not before and not after:
                 continue
+        if key in _UNORDERED:  # `--lang zh --lang en` names the same run as `--lang en --lang zh`
+            before, after = _unordered(before), _unordered(after)
         if before != after:
             differences.append(f"{key}: stored {json.dumps(before, sort_keys=True)}, "
                                f"given {json.dumps(after, sort_keys=True)}")
     return differences
+
+
+# Settings that are sets written as lists: their order changes the order episodes run in, not what a run is.
+_UNORDERED = frozenset({"task_sets", "query"})
+
+
+def _unordered(value: Any) -> Any:
+    """`value` with every list of texts in it sorted (a query's categories, task ids, tags)."""
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return sorted(value)
+    if isinstance(value, dict):
+        return {key: _unordered(item) for key, item in value.items()}
+    return value
 
 
 def _without_limit(query: Any) -> Any:
