@@ -12,7 +12,7 @@ import pytest
 from sandbox.parsing import Call
 from scenarios.banking.family import load_tasks
 from tests.fake_chat import chat_endpoint
-from toolworlds.agents import NoisyAgent, OracleAgent, Turn
+from toolworlds.agents import NoisyAgent, OracleAgent, ToolCall, Turn
 from toolworlds.episodes import arun_episode, run_episode
 from toolworlds.llm import ChatClient, LLMAgent, LLMUser
 
@@ -69,6 +69,22 @@ def test_step_and_turn_limits() -> None:
 
     _, chat = run_episode(TURN, Asker(), user=Patient(), max_turns=3)
     assert chat.turns == 3 and chat.stop_reason == "turn limit" and not chat.finished
+
+
+def test_a_reply_past_the_call_limit_is_answered_once_and_ends_the_episode() -> None:
+    """A reply of 10,000 native calls is refused whole and each call answered with that refusal, as the
+    protocol asks; going on sent every call and answer back with each later request (95 MB requests,
+    900,000 stored messages for three episodes). Now the episode ends there."""
+    class Flooding:
+        def act(self, conversation: Any, tools: Any) -> Turn:
+            return Turn(tool_calls=tuple(ToolCall(f"c{i}", "list_accounts", '{"customer_id": "C001"}')
+                                         for i in range(300)))
+
+    world, flooded = run_episode(STEP, Flooding(), max_steps=5)
+    assert flooded.steps == 1 and flooded.stop_reason == "call limit" and not flooded.finished
+    answers = [m for m in flooded.messages if m.role == "tool"]
+    assert len(answers) == 300 and len({m.content for m in answers}) == 1 and "256" in answers[0].content
+    assert len(world.log) == 1 and world.log[0].error is not None and world.log[0].error.type == "parse_error"
 
 
 def test_async_agent() -> None:

@@ -89,6 +89,11 @@ def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn:
             return
         if turn.tool_calls:
             _run_native(turn, world, episode)
+            if len(turn.tool_calls) > world.limits.max_calls:
+                # Refused whole, and answered call by call as the protocol asks: going on would send every
+                # call and its answer back with each later request (10,000 calls: 95 MB requests).
+                episode.stop_reason = "call limit"
+                return
         elif turn.calls or turn.call_text is not None:
             _run_written(turn, world, episode)
         else:
