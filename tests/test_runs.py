@@ -14,11 +14,13 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from scenarios.banking.family import load_tasks
+from toolworlds.agents import Turn
 from toolworlds.cli import app
 from toolworlds.report_html import html_report
 from toolworlds.runner import AgentSpec, ConfigMismatch, TaskSet, execute_run
@@ -202,6 +204,9 @@ def test_runs_work_on_postgresql(postgres_url: str) -> None:
     (episode,) = execute_run(store, "odd", [TaskSet("banking", "en", [odd])], AgentSpec())
     assert (episode.task_id, episode.category) == (f"{task.id}\\x00\\ud800", "multi\\x00step")
     assert episode.success and episode.error is None
+    # A token count past PostgreSQL's integers (a `DataError` there) fails only its own episode.
+    huge = execute_run(store, "huge", task_sets(2), AgentSpec("tests.test_runs:HugeUsage"))
+    assert sorted(e.task_id for e in huge if e.error) == ["banking_multi_step_0", "banking_multi_step_0"]
     store.close()
 
 
@@ -239,6 +244,29 @@ def test_a_database_from_before_the_error_column_opens_and_resumes(tmp_path: Pat
     episodes = execute_run(reopened, "old", task_sets(3), AgentSpec())
     assert len(episodes) == 6 and all(e.error is None for e in episodes)
     assert scores(reopened, "old")[("all", "all", "failed")] == 0
+
+
+class HugeUsage:
+    """An agent (`tests.test_runs:HugeUsage`) whose reply on each `..._0` task reports 10**20 prompt tokens."""
+
+    def __init__(self, task: Any) -> None:
+        self.huge = task.id.endswith("_0")
+
+    def act(self, conversation: Any, tools: Any) -> Turn:
+        return Turn(text="Done.", usage={"prompt_tokens": 10 ** 20 if self.huge else 12})
+
+
+def test_a_value_the_database_refuses_fails_only_its_own_episode(tmp_path: Path) -> None:
+    """A token count past SQLite's 64-bit integers stopped the whole run (`OverflowError`) and every resume
+    of it; now that episode is stored as failed, saying why, and the others are stored as they ran."""
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    episodes = execute_run(store, "r", task_sets(2), AgentSpec("tests.test_runs:HugeUsage"))
+    assert len(episodes) == 4
+    refused = [e for e in episodes if e.error]
+    assert sorted(e.task_id for e in refused) == ["banking_multi_step_0", "banking_multi_step_0"]
+    assert all(e.error.startswith("store: its record holds a value the database refuses (OverflowError")
+               for e in refused)
+    assert all(store.messages(e.id) for e in episodes if not e.error)
 
 
 def test_failed_episodes_are_kept_on_resume_and_replaced_on_retry(tmp_path: Path) -> None:

@@ -29,6 +29,8 @@ from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from sqlalchemy.exc import DataError
+
 from evaluators.task_score import episode_scorer
 from sandbox.bounds import printable_json, printable_text
 from sandbox.limits import redacted_copy
@@ -347,6 +349,14 @@ def transcript_rows(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
     return rows
 
 
+@dataclass(frozen=True)
+class _Named:
+    """A task as `failed_outcome` reads it, when only its stored id and category are at hand."""
+
+    id: str
+    category: str
+
+
 def failed_outcome(task_set: str, task: Any, reason: str, trial: int = 0) -> Outcome:
     """The stored form of an episode that could not be run or scored at all."""
     row = {
@@ -475,8 +485,15 @@ def execute_run(
     pending = pending_tasks(store, run_id, task_sets, retry_failed=retry_failed, trials=trials)
     for outcome in (backend or ProcessBackend(workers)).outcomes(pending, spec):
         episode = EpisodeRow(run_id=run_id, finished_at=dt.datetime.now(dt.UTC), **outcome.episode)
-        store.save_episode(episode, [CallRow(episode_id=0, **call) for call in outcome.calls],
-                           [MessageRow(episode_id=0, **message) for message in outcome.messages])
+        try:
+            store.save_episode(episode, [CallRow(episode_id=0, **call) for call in outcome.calls],
+                               [MessageRow(episode_id=0, **message) for message in outcome.messages])
+        except (OverflowError, DataError) as exc:  # a value this episode brought, not the store: only it fails
+            refused = failed_outcome(outcome.episode["task_set"], _Named(outcome.episode["task_id"],
+                                     outcome.episode["category"]),
+                                     f"store: its record holds a value the database refuses ({failure_reason(exc)})",
+                                     outcome.episode.get("trial") or 0)
+            store.save_episode(EpisodeRow(run_id=run_id, finished_at=episode.finished_at, **refused.episode), [])
         if on_done is not None:
             on_done(outcome)
     episodes = store.episodes(run_id)
