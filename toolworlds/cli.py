@@ -309,7 +309,7 @@ def run(
                                                "failed again, replacing them.")] = False,
     force: Annotated[bool, typer.Option(help="With --resume: continue even if the configuration differs from the "
                                         "stored run's (the difference is recorded with the run).")] = False,
-    timeout: Annotated[float, typer.Option(min=0.001, help="Seconds to wait for each endpoint request.")
+    timeout: Annotated[float, typer.Option(min=0.001, max=86_400, help="Seconds to wait for each endpoint request.")
                        ] = DEFAULT_TIMEOUT,
     retries: Annotated[int, typer.Option(min=0, help="Further tries of an endpoint request that failed "
                                          "transiently (429, 5xx, connection, timeout), with backoff.")

@@ -3,19 +3,29 @@
 Optional: needs the `openai` package (`pip install "toolworlds[llm]"`). Tests point it at
 a local fake server; nothing here is used unless asked for.
 
-An endpoint is the least reliable part of a run. Transient failures (429, 5xx, refused
-or dropped connections, timeouts) are retried with backoff by the openai SDK itself
-(`retries`, `timeout`); what still fails, and every reply that is not a chat completion
-(an HTML page, empty `choices`), raises `EndpointError` with a one-line reason, which
-the episode stores as its failure. What the model *says* is never an error here: its
-tool calls go to the world, which refuses what it cannot read.
+An endpoint is the least reliable part of a run, and what it sends is read as warily as
+model output. Each request attempt is bounded as a whole, connect to last byte, by `timeout`
+(the SDK's own timeout bounds each read, so a reply sent a byte a second never ended), and
+its body by `max_reply_bytes`, counted decompressed while it is read. Transient failures
+(429, 5xx, refused or dropped connections, timeouts) are tried again `retries` times, after
+the wait the endpoint asks for (`Retry-After`) or a backoff, never longer than `timeout` or
+`MAX_RETRY_WAIT`. What still fails, and every reply that is not a chat completion (an HTML
+page, empty `choices`, a message of the wrong shape, JSON nested too deep), raises
+`EndpointError` with a one-line reason, which the episode stores as its failure. A request
+that cannot be encoded is a `ValueError` here: nothing was sent, so it is not the endpoint's
+fault. What the model *says* is never an error here: its tool calls go to the world, which
+refuses what it cannot read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import email.utils
 import json
+import math
 import os
+import random
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -27,7 +37,7 @@ from sandbox.bounds import printable_text
 from scenarios.family import task_hook
 
 from .agents import ChatMessage, ToolCall, Turn
-from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_REPLY_BYTES, MAX_RETRY_WAIT, MAX_TIMEOUT
 from .users import END
 
 AGENT_PROMPT = ("You are an assistant that completes the user's request by calling the tools provided. "
@@ -41,6 +51,31 @@ class EndpointError(RuntimeError):
     """The endpoint gave no usable reply, after the retries it was allowed; the message says why."""
 
 
+# Of a failed request's body, no more is read than this: its error message is all that is kept of it.
+_ERROR_BODY_BYTES = 65_536
+# The largest token count kept (PostgreSQL's INTEGER); a count past it, as one that is not an integer, is unknown.
+_MAX_COUNT = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class ReplyMessage:
+    """What is read of a reply's message: its text (None: none; a list of parts is read as its text parts
+    joined) and its tool calls as the endpoint sent them, JSON values the agent reads leniently, since what
+    the model wrote in them is the model's own (the world refuses what it cannot read)."""
+
+    content: str | None
+    tool_calls: tuple[Any, ...] = ()
+
+
+class _Failure(Exception):
+    """Why one attempt got no usable reply (`what` and `detail` make the one-line reason). A `transient` one is
+    tried again, after `wait` seconds when the endpoint asked for that."""
+
+    def __init__(self, what: str, detail: str, *, transient: bool, wait: float | None = None) -> None:
+        super().__init__(f"{what}: {detail}")
+        self.what, self.detail, self.transient, self.wait = what, detail, transient, wait
+
+
 class SdkClients:
     """The OpenAI SDK clients of one worker: one per endpoint and request settings, made on first use and
     kept for every later episode the worker runs.
@@ -50,6 +85,10 @@ class SdkClients:
     A client per episode paid that every time, and opened new connections besides; a worker's episodes
     run one after another, so they can share one client (and its connection pool) per endpoint. The
     clients are the worker's own and hold no episode's data: nothing of one episode reaches another.
+
+    The SDK client tries each request once (`ChatClient` retries, bounding each wait) and does not follow
+    redirects; its HTTP client refuses a reply whose status is not 2xx as soon as its headers are in
+    (`_refuse_failed`), since the SDK would read such a body whole, however large, before raising.
     """
 
     def __init__(self) -> None:
@@ -64,8 +103,9 @@ class SdkClients:
         with self._lock:
             made = self._clients.get(key)
             if made is None:
+                http = openai.DefaultHttpxClient(event_hooks={"response": [_refuse_failed]}, follow_redirects=False)
                 made = self._clients[key] = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout,
-                                                          max_retries=retries)
+                                                          max_retries=0, http_client=http)
             return made
 
     def close(self) -> None:
@@ -80,8 +120,10 @@ class SdkClients:
 class ChatClient:
     """A chat-completions client for one model at one OpenAI-compatible base URL.
 
-    `timeout` bounds each request (seconds); `retries` is how many more times the SDK
-    tries a request that failed transiently, waiting longer each time. `temperature` and
+    `timeout` bounds each request attempt as a whole, connect to last byte (seconds, at most a
+    day); `retries` is how many more times a request that failed transiently is tried, after the
+    wait the endpoint asks for or a growing backoff, never more than `timeout` or `MAX_RETRY_WAIT`.
+    `max_reply_bytes` bounds a reply's body, decompressed. `temperature` and
     `max_tokens` are sent with every request when set (None: the endpoint's default). `gate`,
     when given, is held around each request: the run's limit on requests in flight to the
     endpoint, shared by all its workers (a semaphore, or a Ray actor on a cluster). `clients`, when
@@ -96,25 +138,68 @@ class ChatClient:
     retries: int = DEFAULT_RETRIES
     temperature: float | None = None
     max_tokens: int | None = None
+    max_reply_bytes: int = MAX_REPLY_BYTES
     gate: AbstractContextManager[Any] | None = field(default=None, repr=False, compare=False)
     clients: SdkClients | None = field(default=None, repr=False, compare=False)
     _client: Any = field(default=None, init=False, repr=False, compare=False)
 
-    def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()) -> Any:
+    def __post_init__(self) -> None:
+        """Settings no request could honour are refused here, before anything is sent: an infinite timeout
+        overflowed the clocks that wait it out, and an infinite temperature made every request unencodable."""
+        if not _finite(self.timeout) or not 0 < self.timeout <= MAX_TIMEOUT:
+            raise ValueError(f"timeout must be a number of seconds more than 0 and at most {MAX_TIMEOUT:g}, "
+                             f"not {self.timeout!r}")
+        if type(self.retries) is not int or self.retries < 0:
+            raise ValueError(f"retries must be a whole number 0 or more, not {self.retries!r}")
+        if self.temperature is not None and not _finite(self.temperature):
+            raise ValueError(f"temperature must be a finite number, not {self.temperature!r}")
+        if type(self.max_reply_bytes) is not int or self.max_reply_bytes < 1:
+            raise ValueError(f"max_reply_bytes must be a whole number 1 or more, not {self.max_reply_bytes!r}")
+
+    def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()) -> ReplyMessage:
         """The reply message of one chat completion; `EndpointError` when there is none."""
         return self.exchange(messages, tools)[0]
 
     def exchange(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()
-                 ) -> tuple[Any, dict[str, Any]]:
+                 ) -> tuple[ReplyMessage, dict[str, Any]]:
         """The reply message of one chat completion and what it cost: `prompt_tokens` and
-        `completion_tokens` (None when the endpoint does not say) and `latency_ms` (retries included)."""
+        `completion_tokens` (None when the endpoint does not say) and `latency_ms` (retries and the waits
+        before them included, waits for the gate not)."""
         try:
-            import openai
+            import openai  # noqa: F401  (each attempt's thread uses it)
         except ImportError as exc:  # pragma: no cover - exercised only without the extra
             raise RuntimeError('LLM agents need the openai package: pip install "toolworlds[llm]"') from exc
         if self._client is None:  # found or made once: an SDK client holds its own connection pool
             clients = self.clients if self.clients is not None else SdkClients()  # without a worker's: its own
             self._client = clients.client(self.base_url, self.api_key, self.timeout, self.retries)
+        body = self._body(messages, tools)
+        spent = 0.0
+        for tried in range(self.retries + 1):
+            with self.gate if self.gate is not None else nullcontext():
+                started = time.perf_counter()  # the request's own time, not the wait for the gate
+                attempt = _Attempt(self._client, body, self.timeout, self.max_reply_bytes)
+                attempt.start()
+                attempt.join(max(0.0, attempt.deadline - time.monotonic()))
+                spent += time.perf_counter() - started
+            failure = _timed_out(self.timeout) if attempt.is_alive() else attempt.failure
+            if failure is None:
+                break
+            if not isinstance(failure, _Failure):  # not the endpoint's doing: a bug, raised as it is
+                raise failure
+            if not failure.transient or tried == self.retries:
+                raise EndpointError(_reason(failure, tried + 1 if failure.transient else None)) from None
+            pause = self._pause(tried, failure.wait)
+            time.sleep(pause)
+            spent += pause
+        message, usage = _read_reply(attempt.reply, attempt.content_type)
+        return message, {**usage, "latency_ms": round(spent * 1000, 1)}
+
+    def _body(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> bytes:
+        """The request as JSON, encoded here as the SDK would (UTF-8; no NaN or infinity, which JSON has not),
+        so that a request that cannot be encoded is a `ValueError` of ours and not reported as the endpoint's
+        fault: nothing was sent. Sent as it is (the SDK's `post`): `create` would first walk every message and
+        tool schema against its typed parameters, which leaves JSON-ready dicts such as these unchanged but
+        costs more CPU than the rest of the request (the history grows each turn)."""
         options: dict[str, Any] = {"model": self.model, "messages": messages}
         if tools:
             options["tools"] = list(tools)
@@ -123,39 +208,257 @@ class ChatClient:
         if self.max_tokens is not None:
             options["max_tokens"] = self.max_tokens
         try:
-            with self.gate if self.gate is not None else nullcontext():
-                started = time.perf_counter()  # the request's own time, not the wait for the gate
-                # The SDK's documented way to send a body as it is (`post`): `create` would first walk every
-                # message and tool schema against its typed parameters, which leaves JSON-ready dicts such as
-                # these unchanged but costs more CPU than the rest of the request (the history grows each turn).
-                response = self._client.post("/chat/completions", body=options,
-                                             cast_to=openai.types.chat.ChatCompletion)
-        except openai.APIStatusError as exc:
-            raise EndpointError(_reason(f"HTTP {exc.status_code}", exc, self.retries)) from None
-        except openai.APITimeoutError as exc:
-            raise EndpointError(_reason(f"timed out after {self.timeout:g} s", exc, self.retries)) from None
-        except openai.APIConnectionError as exc:
-            raise EndpointError(_reason("connection failed", exc, self.retries)) from None
-        except openai.APIError as exc:  # a reply the SDK could not read as a completion
-            raise EndpointError(_reason("unreadable reply", exc, None)) from None
-        except ValueError as exc:  # a body that is not JSON (or not text) at all
-            raise EndpointError(_reason("unreadable reply", exc, None)) from None
-        latency = round((time.perf_counter() - started) * 1000, 1)
-        choices = getattr(response, "choices", None)
-        if not isinstance(choices, list):
-            raise EndpointError(f"the reply is not a chat completion: {_glimpse(response)}")
-        if not choices:
-            raise EndpointError("the reply has no choices")
-        if getattr(choices[0], "message", None) is None:
-            raise EndpointError("the reply's first choice has no message")
-        usage = getattr(response, "usage", None)
-        return choices[0].message, {"prompt_tokens": _count(getattr(usage, "prompt_tokens", None)),
-                                    "completion_tokens": _count(getattr(usage, "completion_tokens", None)),
-                                    "latency_ms": latency}
+            return json.dumps(options, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ValueError(f"the request cannot be encoded as JSON, so nothing was sent: {_detail(exc)}") from None
+
+    def _pause(self, tried: int, asked: float | None) -> float:
+        """Seconds to wait before the next try: what the endpoint asked, else the SDK's backoff (half a second,
+        doubling up to 8, less up to a quarter at random so that workers spread out); never more than the
+        timeout or `MAX_RETRY_WAIT`, since the SDK obeyed a Retry-After of up to two minutes per retry."""
+        if asked is None:
+            asked = min(0.5 * 2.0 ** min(tried, 8), 8.0) * (1 - 0.25 * random.random())
+        return min(asked, self.timeout, MAX_RETRY_WAIT)
+
+
+class _Attempt(threading.Thread):
+    """One request attempt, sent and read in a thread of its own so that its caller stops waiting at the
+    deadline whatever the endpoint does.
+
+    The SDK's timeout bounds each connect, write and read, not the request: an endpoint sending a byte a
+    second, of its headers or of its body, held a request for hours. The caller waits for this thread until
+    `deadline` and not a moment longer. The thread stops reading a body past the deadline or past `limit`
+    bytes (counted decompressed, as they come: a megabyte of gzip inflated to a gigabyte in memory), and any
+    one read ends by the SDK's timeout; so an attempt given up on does not outlive its deadline by more than
+    one read, unless the endpoint keeps dripping its headers (which only it can end).
+    """
+
+    def __init__(self, sdk: Any, body: bytes, timeout: float, limit: int) -> None:
+        super().__init__(name="toolworlds-request", daemon=True)
+        self.sdk, self.body, self.timeout, self.limit = sdk, body, timeout, limit
+        self.deadline = time.monotonic() + timeout
+        self.reply = bytearray()
+        self.content_type = ""
+        self.failure: BaseException | None = None
+
+    def run(self) -> None:
+        import openai
+
+        try:
+            # The raw reply, its body not yet read (`stream=True`: the SDK only wraps it as an event stream,
+            # never read here), so that reading it is bounded; the SDK still builds the request (URL, headers,
+            # authentication) and sends it on its connection pool.
+            stream = self.sdk.post("/chat/completions", cast_to=object, content=self.body, stream=True,
+                                   stream_cls=openai.Stream[object],
+                                   options={"timeout": self.timeout, "max_retries": 0})
+            response = stream.response
+            try:
+                self.content_type = str(response.headers.get("content-type", ""))
+                self._read(response)
+            finally:
+                response.close()
+        except BaseException as exc:  # handed to the caller, which raises it or the reason it stands for
+            self.failure = _failure(exc, self.timeout)
+
+    def _read(self, response: Any) -> None:
+        try:
+            declared = int(response.headers.get("content-length", "0"))
+        except ValueError:
+            declared = 0
+        if declared > self.limit and not response.headers.get("content-encoding"):
+            raise _too_large(self.limit)  # said up front: not a byte of it need be read
+        for chunk in response.iter_bytes():
+            if len(self.reply) + len(chunk) > self.limit:
+                raise _too_large(self.limit)
+            self.reply += chunk
+            if time.monotonic() > self.deadline:
+                raise _timed_out(self.timeout)
+
+
+def _refuse_failed(response: Any) -> None:
+    """Response hook of the SDK clients made here: a reply whose status is not 2xx is refused as soon as its
+    headers are in, with its error message read from no more than `_ERROR_BODY_BYTES` of its body (and not
+    past the attempt's deadline). The SDK would read such a body whole, however large or compressed, before
+    raising; and would follow a redirect after reading its body (not followed: the message says where to)."""
+    status = response.status_code
+    if 200 <= status < 300:
+        return
+    attempt = threading.current_thread()
+    deadline = attempt.deadline if isinstance(attempt, _Attempt) else math.inf
+    kept = bytearray()
+    try:
+        # A body cut short (dropped, undecodable) only shortens the detail: the status is the reason.
+        with contextlib.suppress(Exception):
+            for chunk in response.iter_bytes():
+                kept += chunk[:_ERROR_BODY_BYTES - len(kept)]
+                if len(kept) >= _ERROR_BODY_BYTES or time.monotonic() > deadline:
+                    break
+    finally:
+        response.close()
+    headers = response.headers
+    if 300 <= status < 400:
+        detail = f"a redirect to {_glimpse(headers.get('location', 'nowhere'))}, not followed (give it as base URL)"
+    else:
+        detail = _error_message(bytes(kept))
+    raise _Failure(f"HTTP {status}", detail, transient=_retryable(status, headers), wait=_asked_wait(headers))
+
+
+def _error_message(body: bytes) -> str:
+    """The message of a failed request's body: `error.message` as OpenAI and most servers send it, else the
+    body's first words."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error", data)
+        message = error.get("message") if isinstance(error, dict) else error
+        if isinstance(message, str) and message.strip():
+            return _glimpse(message, 200)
+    return _glimpse(body[:1000].decode("utf-8", "replace"), 200) or "no reason given"
+
+
+def _retryable(status: int, headers: Any) -> bool:
+    """Whether a failed status is worth another try, as the openai SDK decides: the endpoint's
+    `x-should-retry` when it says, else 408, 409, 429 and every 5xx."""
+    said = headers.get("x-should-retry")
+    if said in ("true", "false"):
+        return bool(said == "true")
+    return status in (408, 409, 429) or status >= 500
+
+
+def _asked_wait(headers: Any) -> float | None:
+    """The seconds the endpoint asks to wait before a retry (`retry-after-ms`, or `retry-after` in seconds or
+    as a date), None when it does not say or says nonsense (then the backoff is used)."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) * scale
+        except ValueError:
+            if name == "retry-after-ms":
+                continue
+            try:
+                seconds = email.utils.mktime_tz(email.utils.parsedate_tz(value)) - time.time()
+            except (TypeError, ValueError, OverflowError, OSError):
+                return None
+        return max(seconds, 0.0) if math.isfinite(seconds) else None
+    return None
+
+
+def _failure(exc: BaseException, timeout: float) -> BaseException:
+    """The `_Failure` an exception of the SDK or its HTTP library stands for; any other (a bug) as it is."""
+    import openai
+
+    if isinstance(exc, _Failure):
+        return exc
+    if isinstance(exc, openai.APIConnectionError) and isinstance(exc.__cause__, _Failure):
+        return exc.__cause__  # an SDK that wraps what the response hook raised
+    if isinstance(exc, openai.APITimeoutError):
+        return _timed_out(timeout)
+    if isinstance(exc, openai.APIConnectionError):
+        return _Failure("connection failed", _detail(exc.__cause__ or exc), transient=True)
+    if isinstance(exc, openai.APIStatusError):  # not met while the hook refuses first
+        headers = exc.response.headers
+        return _Failure(f"HTTP {exc.status_code}", _detail(exc), transient=_retryable(exc.status_code, headers),
+                        wait=_asked_wait(headers))
+    if isinstance(exc, openai.APIError):
+        return _Failure("unreadable reply", _detail(exc), transient=False)
+    # While the body is read: the errors of the SDK's HTTP library (httpx or httpx2), known by name.
+    names = {kind.__name__ for kind in type(exc).__mro__ if kind.__module__.partition(".")[0] in ("httpx", "httpx2")}
+    if "TimeoutException" in names:
+        return _timed_out(timeout)
+    if "DecodingError" in names:  # a body its Content-Encoding cannot undo
+        return _Failure("unreadable reply", _detail(exc), transient=False)
+    if "TransportError" in names:  # the connection dropped or the HTTP framing broke mid-body
+        return _Failure("connection failed", _detail(exc), transient=True)
+    return exc
+
+
+def _timed_out(timeout: float) -> _Failure:
+    return _Failure("timed out", f"no complete reply within {timeout:g} s", transient=True)
+
+
+def _too_large(limit: int) -> _Failure:
+    return _Failure("reply refused", f"its body is larger than max_reply_bytes ({limit:,} bytes, decompressed)",
+                    transient=False)
+
+
+def _read_reply(body: bytes | bytearray, content_type: str) -> tuple[ReplyMessage, dict[str, int | None]]:
+    """The first choice's message and the token counts of a reply body; `EndpointError` when the body is not
+    a chat completion of the shape the protocol gives it (what a well-formed message *says* is the model's)."""
+    try:
+        data = json.loads(body)
+    except RecursionError:
+        raise EndpointError("endpoint unreadable reply: its JSON is nested too deep") from None
+    except ValueError as exc:  # not JSON, not UTF-8, an integer of thousands of digits
+        if "json" in content_type.lower():
+            raise EndpointError(_reason(_Failure("unreadable reply", _detail(exc), transient=False), None)) from None
+        text = _glimpse(bytes(body[:1000]).decode("utf-8", "replace")) or "an empty body"
+        raise EndpointError(f"the reply is not a chat completion: {text}") from None
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list):
+        shape = "no list of choices" if isinstance(data, dict) else f"JSON {_json_kind(data)}"
+        raise EndpointError(f"the reply is not a chat completion: {shape}")
+    if not choices:
+        raise EndpointError("the reply has no choices")
+    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+    if message is None:
+        raise EndpointError("the reply's first choice has no message")
+    if not isinstance(message, dict):
+        raise EndpointError(f"endpoint unreadable reply: the first choice's message is {_json_kind(message)}, "
+                            "not an object")
+    tool_calls = message.get("tool_calls")
+    if tool_calls is not None and not isinstance(tool_calls, list):
+        raise EndpointError(f"endpoint unreadable reply: the message's tool_calls is {_json_kind(tool_calls)}, "
+                            "not a list")
+    usage = data.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    return (ReplyMessage(_content(message.get("content")), tuple(tool_calls or ())),
+            {"prompt_tokens": _count(usage.get("prompt_tokens")),
+             "completion_tokens": _count(usage.get("completion_tokens"))})
+
+
+def _content(value: Any) -> str | None:
+    """A message's text: a string as sent, or a list of parts read as its text parts joined (some
+    OpenAI-compatible servers send `[{"type": "text", "text": ...}]`; images and refusals are not text)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(part["text"] for part in value
+                       if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str))
+    raise EndpointError(f"endpoint unreadable reply: the message's content is {_json_kind(value)}, not text")
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "null" if value is None else "a number"
 
 
 def _count(value: Any) -> int | None:
-    return value if type(value) is int and value >= 0 else None
+    """A token count as the store can keep it; anything else (a float, text, a negative or a count past
+    `_MAX_COUNT`, which stopped the whole run when SQLite could not store it) is unknown."""
+    return value if type(value) is int and 0 <= value <= _MAX_COUNT else None
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _detail(exc: BaseException) -> str:
+    try:
+        detail = str(exc)
+    except Exception:  # a message that does not format is not the reason
+        detail = ""
+    return _glimpse(detail or type(exc).__name__, 200)
 
 
 def _glimpse(value: Any, limit: int = 120) -> str:
@@ -163,13 +466,10 @@ def _glimpse(value: Any, limit: int = 120) -> str:
     return printable_text(" ".join(text.split())[:limit])
 
 
-def _reason(what: str, exc: Exception, retries: int | None) -> str:
-    tried = "" if retries is None else f" ({retries + 1} tries)"
-    try:
-        detail = str(exc)
-    except Exception:
-        detail = type(exc).__name__
-    return f"endpoint {what}{tried}: {_glimpse(detail, 200)}"
+def _reason(failure: _Failure, tries: int | None) -> str:
+    """The one line an `EndpointError` says; `tries` is given when the failure was worth retrying."""
+    tried = "" if tries is None else f" ({tries} {'try' if tries == 1 else 'tries'})"
+    return f"endpoint {failure.what}{tried}: {failure.detail}"
 
 
 @dataclass
@@ -315,14 +615,24 @@ def _tool_calls(tool_calls: Sequence[Any]) -> tuple[ToolCall, ...]:
     """The model's tool calls as sent: ids, names and argument text kept verbatim (the world reads
     the arguments, and refuses, in place, each call it cannot read), but for lone surrogates, kept as
     their escapes as in `_text`. A call without an id gets one from its position; a name or arguments
-    that are not text are kept as their JSON."""
+    that are not text are kept as their JSON. Each call is a JSON value as the endpoint sent it (`ReplyMessage`):
+    a call or function that is not an object has no name and no arguments."""
     calls = []
     for index, tool_call in enumerate(tool_calls):
-        function = getattr(tool_call, "function", None)
-        name = getattr(function, "name", None)
-        arguments = getattr(function, "arguments", None)
-        call_id = getattr(tool_call, "id", None)
+        call = tool_call if isinstance(tool_call, dict) else {}
+        function = call.get("function")
+        function = function if isinstance(function, dict) else {}
+        name, arguments, call_id = function.get("name"), function.get("arguments"), call.get("id")
         calls.append(ToolCall(_text(call_id) if isinstance(call_id, str) and call_id else f"call_{index}",
-                              _text(name) if isinstance(name, str) else json.dumps(name, default=str),
-                              _text(arguments) if isinstance(arguments, str) else json.dumps(arguments, default=str)))
+                              _text(name) if isinstance(name, str) else _json_text(name),
+                              _text(arguments) if isinstance(arguments, str) else _json_text(arguments)))
     return tuple(calls)
+
+
+def _json_text(value: Any) -> str:
+    """A value the model sent where text belongs, as its JSON for the world to read (and refuse); nesting too
+    deep to write again (JSON parsed just below the interpreter's limit) is passed on as text it will refuse."""
+    try:
+        return json.dumps(value)
+    except (ValueError, RecursionError):
+        return "<JSON nested too deep to pass on>"
