@@ -398,9 +398,9 @@ def _read_reply(body: bytes | bytearray, content_type: str) -> tuple[ReplyMessag
         text = _glimpse(bytes(body[:1000]).decode("utf-8", "replace")) or "an empty body"
         raise EndpointError(f"the reply is not a chat completion: {text}") from None
     choices = data.get("choices") if isinstance(data, dict) else None
-    if not isinstance(choices, list):
-        shape = "no list of choices" if isinstance(data, dict) else f"JSON {_json_kind(data)}"
-        raise EndpointError(f"the reply is not a chat completion: {shape}")
+    if not isinstance(choices, list):  # quoted, as its text reads (a JSON string's own text, not its escapes)
+        shown = data if isinstance(data, str) else bytes(body[:1000]).decode("utf-8", "replace")
+        raise EndpointError(f"the reply is not a chat completion: {_glimpse(shown) or 'an empty body'}")
     if not choices:
         raise EndpointError("the reply has no choices")
     message = choices[0].get("message") if isinstance(choices[0], dict) else None
