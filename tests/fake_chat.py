@@ -91,7 +91,14 @@ def serve(answer: Answer, connections: list[tuple[str, int]] | None = None) -> I
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), Handler)) as url:
+        yield url
+
+
+@contextmanager
+def serving(server: ThreadingHTTPServer) -> Iterator[str]:
+    """Run `server` (bound to a local port) in a thread, each request in its own; yields its base URL and
+    stops it on the way out."""
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     try:

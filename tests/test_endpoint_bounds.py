@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from scenarios.banking.family import load_tasks
-from tests.fake_chat import completion
+from tests.fake_chat import completion, serving
 from toolworlds.llm import ChatClient, EndpointError, LLMAgent, _json_text
 from toolworlds.runner import AgentSpec, TaskSet, execute_run
 from toolworlds.store import RunStore
@@ -69,15 +69,11 @@ def endpoint(write: Write) -> Iterator[tuple[str, Endpoint]]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = QuietServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", state
-    finally:
-        state.stop.set()
-        server.shutdown()
-        server.server_close()
+    with serving(QuietServer(("127.0.0.1", 0), Handler)) as url:
+        try:
+            yield f"{url}/v1", state
+        finally:
+            state.stop.set()  # before the server stops: a writer still dripping a reply ends first
 
 
 def send(handler: BaseHTTPRequestHandler, body: bytes, status: int = 200, headers: dict[str, str] | None = None,

@@ -349,24 +349,20 @@ def transcript_rows(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
     return rows
 
 
-@dataclass(frozen=True)
-class _Named:
-    """A task as `failed_outcome` reads it, when only its stored id and category are at hand."""
-
-    id: str
-    category: str
-
-
 def failed_outcome(task_set: str, task: Any, reason: str, trial: int = 0) -> Outcome:
     """The stored form of an episode that could not be run or scored at all."""
-    row = {
-        "task_set": task_set, "task_id": _stored_text(str(getattr(task, "id", "?"))),
-        "category": _stored_text(str(getattr(task, "category", "?"))),
+    return Outcome(failed_row(task_set, str(getattr(task, "id", "?")), str(getattr(task, "category", "?")),
+                              reason, trial), [])
+
+
+def failed_row(task_set: str, task_id: str, category: str, reason: str, trial: int = 0) -> dict[str, Any]:
+    """The episode row of `failed_outcome`, from the task's id and category alone."""
+    return {
+        "task_set": task_set, "task_id": _stored_text(task_id), "category": _stored_text(category),
         "success": False, "state_fraction": 0.0, "process": 0.0, "steps": 0, "calls": 0, "errors": 0,
         "error_types": "{}", "finished": False, "stop_reason": "run failed", "diff": "[]",
         "error": _stored_text(reason), "trial": trial,
     }
-    return Outcome(row, [])
 
 
 def _stored_text(text: str) -> str:
@@ -489,11 +485,11 @@ def execute_run(
             store.save_episode(episode, [CallRow(episode_id=0, **call) for call in outcome.calls],
                                [MessageRow(episode_id=0, **message) for message in outcome.messages])
         except (OverflowError, DataError) as exc:  # a value this episode brought, not the store: only it fails
-            refused = failed_outcome(outcome.episode["task_set"], _Named(outcome.episode["task_id"],
-                                     outcome.episode["category"]),
-                                     f"store: its record holds a value the database refuses ({failure_reason(exc)})",
-                                     outcome.episode.get("trial") or 0)
-            store.save_episode(EpisodeRow(run_id=run_id, finished_at=episode.finished_at, **refused.episode), [])
+            kept = outcome.episode
+            refused = failed_row(kept["task_set"], kept["task_id"], kept["category"],
+                                 f"store: its record holds a value the database refuses ({failure_reason(exc)})",
+                                 kept.get("trial") or 0)
+            store.save_episode(EpisodeRow(run_id=run_id, finished_at=episode.finished_at, **refused), [])
         if on_done is not None:
             on_done(outcome)
     episodes = store.episodes(run_id)
