@@ -1,7 +1,8 @@
 """Backends benchmark: the oracle agent over 1,000 banking episodes with `--backend process`
-(one and two workers) and `--backend ray` (two actors on a local Ray), side by side.
+(in the driver's own process, one worker process and two) and `--backend ray` (two actors on
+a local Ray), side by side.
 
-Run: python bench/backends.py [--episodes 1000] [--workers 2]
+Run: python bench/backends.py [--episodes 1000] [--workers 2] [--no-ray]
 Every run goes through `execute_run`, as `toolworlds run` does: episodes scored and each
 stored in its own SQLite transaction by the driver. The 72 bundled banking tasks are
 repeated under new ids to make up the count. Ray's own start (`ray.init`) is paid once per
@@ -32,8 +33,9 @@ from rich.table import Table
 from timing import p50_p90
 
 from scenarios.banking.family import load_tasks
+from toolworlds.process_backend import ProcessBackend
 from toolworlds.ray_backend import RayBackend, import_ray
-from toolworlds.runner import AgentSpec, Backend, Outcome, ProcessBackend, TaskSet, execute_run, run_one
+from toolworlds.runner import AgentSpec, Backend, Outcome, TaskSet, execute_run, run_one
 from toolworlds.store import RunStore
 
 
@@ -67,7 +69,7 @@ def task_sets(episodes: int) -> list[TaskSet]:
 
 def drained(name: str, backend: Backend, sets: list[TaskSet]) -> Timing:
     """The backend alone: every outcome received, none stored."""
-    pending = [(s.name, task, s.end_state_mode) for s in sets for task in s.tasks]
+    pending = [(s.name, task, s.end_state_mode, 0) for s in sets for task in s.tasks]
     arrivals = []
     start = time.perf_counter()
     for outcome in backend.outcomes(pending, AgentSpec()):
@@ -114,46 +116,56 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--episodes", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=2, help="processes, and actors (the machine's cores)")
+    parser.add_argument("--no-ray", action="store_true", help="the process backend's rows only")
     args = parser.parse_args()
     load_before = os.getloadavg()
     sets = task_sets(args.episodes)
-    ray = import_ray(local=True)
-    process = {f"process, {n} worker{'s' if n > 1 else ''}": ProcessBackend(n) for n in (1, args.workers)}
+    process = {f"process, {n} worker{'s' if n > 1 else ''}" if n else "process, in the driver (0 workers)":
+               ProcessBackend(n) for n in (0, 1, args.workers)}
+    drained("warm-up", ProcessBackend(0), task_sets(144))  # templates and caches built before any row is timed
     with tempfile.TemporaryDirectory() as folder:
         stored = [timed(name, backend, sets, Path(folder)) for name, backend in process.items()]
         alone = [drained(name, backend, sets) for name, backend in process.items()]
-        start = time.perf_counter()
-        ray.init(num_cpus=args.workers, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
-        ray_start = time.perf_counter() - start
-        try:
-            name = f"ray, {args.workers} actors"
-            stored.append(timed(name, RayBackend(workers=args.workers), sets, Path(folder)))
-            alone.append(drained(name, RayBackend(workers=args.workers), sets))
-            trip = actor_round_trip_us(ray, run_one("banking/en", sets[0].tasks[0], AgentSpec()))
-        finally:
-            ray.shutdown()
+        if not args.no_ray:
+            ray_rows(args, sets, Path(folder), stored, alone)
     load_after = os.getloadavg()
 
     table = Table(title=f"backends: oracle agent, {args.episodes} banking episodes ({os.cpu_count()} cores)")
-    for column in ("backend", "what is timed", "wall", "episodes/s", "vs process", "to first episode",
-                   "steady ms/episode"):
+    for column in ("backend", "what is timed", "wall", "episodes/s", f"vs process, {args.workers} workers",
+                   "to first episode", "steady ms/episode"):
         table.add_column(column)
     for what, timings in (("run, stored", stored), ("backend alone", alone)):
-        base = timings[1]
+        base = timings[2]
         for timing in timings:
             table.add_row(timing.name, what, f"{timing.wall:.2f} s", f"{timing.rate:,.0f}",
                           f"{timing.rate / base.rate:.2f}x", f"{timing.first:.2f} s", f"{timing.steady_ms:.2f}")
     Console().print(table)
+    print(f"load average (1, 5, 15 min) before: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}; "
+          f"after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
+
+
+def ray_rows(args: argparse.Namespace, sets: list[TaskSet], folder: Path, stored: list[Timing],
+             alone: list[Timing]) -> None:
+    """Time the Ray backend (appended to `stored` and `alone`) and print what Ray adds per episode."""
+    ray = import_ray(local=True)
+    start = time.perf_counter()
+    ray.init(num_cpus=args.workers, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
+    ray_start = time.perf_counter() - start
+    try:
+        name = f"ray, {args.workers} actors"
+        stored.append(timed(name, RayBackend(workers=args.workers), sets, folder))
+        alone.append(drained(name, RayBackend(workers=args.workers), sets))
+        trip = actor_round_trip_us(ray, run_one("banking/en", sets[0].tasks[0], AgentSpec()))
+    finally:
+        ray.shutdown()
     print(f"ray.init (a local Ray of {args.workers} CPUs, once per run): {ray_start:.2f} s")
     for what, timings in (("run, stored", stored), ("backend alone", alone)):
-        base, ray_timing = timings[1], timings[2]
+        base, ray_timing = timings[2], timings[3]
         extra = ray_timing.steady_ms - base.steady_ms
         print(f"overhead Ray adds per episode vs {base.name} ({what}): steady {extra:+.2f} ms of wall time "
               f"({extra * args.workers:+.2f} ms of worker time); whole run incl. start-up "
               f"{(ray_timing.wall - base.wall) / args.episodes * 1000:+.2f} ms")
     print(f"one actor call returning an episode's outcome (p50, p90): {trip[0]:,.0f} us, {trip[1]:,.0f} us")
-    print(f"load average (1, 5, 15 min) before: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}; "
-          f"after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
 
 
 if __name__ == "__main__":

@@ -283,6 +283,6 @@ def test_an_episode_that_cannot_even_start_is_stored_as_failed(tmp_path: Path) -
             raise RecursionError("no world for you")
 
     store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
-    (episode,) = execute_run(store, "r", [TaskSet("banking", "en", [Broken()])], AgentSpec())
+    (episode,) = execute_run(store, "r", [TaskSet("banking", "en", [Broken()])], AgentSpec(), workers=0)
     assert episode.error is not None and "RecursionError: no world for you" in episode.error
     assert episode.stop_reason == "run failed"

@@ -22,8 +22,9 @@ from toolworlds.agents import ChatMessage, Turn, tools_for
 from toolworlds.cli import app
 from toolworlds.episodes import run_episode
 from toolworlds.llm import ChatClient, LLMAgent, SdkClients
+from toolworlds.process_backend import ProcessBackend
 from toolworlds.report_html import html_report
-from toolworlds.runner import AgentSpec, ConfigMismatch, ProcessBackend, TaskSet, execute_run
+from toolworlds.runner import AgentSpec, ConfigMismatch, TaskSet, execute_run
 from toolworlds.stats import bootstrap_interval, pass_hat, task_pass_hat
 from toolworlds.store import RunStore
 from toolworlds.transcript import replay

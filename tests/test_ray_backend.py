@@ -23,8 +23,9 @@ from scenarios.banking.family import load_tasks
 from tests.fake_chat import Response, completion, serve
 from tests.test_runs import postgres_url  # noqa: F401 (a PostgreSQL server for the test that asks for one)
 from toolworlds.cli import app
+from toolworlds.process_backend import ProcessBackend
 from toolworlds.ray_backend import RayBackend, RequestGate, import_ray
-from toolworlds.runner import AgentSpec, Backend, Outcome, ProcessBackend, TaskSet, execute_run
+from toolworlds.runner import AgentSpec, Backend, Outcome, TaskSet, execute_run
 from toolworlds.store import RunStore
 
 # Not importorskip: Ray must first be imported by the fixture, after it asks for a loopback-only Ray.
@@ -74,17 +75,17 @@ def test_three_backends_store_identical_episodes_and_scores(ray_cluster: Any, tm
         ray_url = f"sqlite:///{tmp_path / 'ray.db'}"
     local = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
     spec = AgentSpec("noisy", noise=0.3, seed=7)
-    runs: dict[str, tuple[RunStore, Backend]] = {"process-1": (local, ProcessBackend(1)),
+    runs: dict[str, tuple[RunStore, Backend]] = {"process-0": (local, ProcessBackend(0)),  # in this process
                                                  "process-2": (local, ProcessBackend(2)),
                                                  "ray-2": (RunStore(ray_url), RayBackend(workers=2))}
     results = {}
     for name, (store, backend) in runs.items():
         execute_run(store, name, task_sets(), spec, backend=backend)
         results[name] = stored(store, name)
-    assert len(results["process-1"]["episodes"]) == 72
-    assert any(row["errors"] for row, _ in results["process-1"]["episodes"].values())  # the noise shows
-    assert results["process-2"] == results["process-1"]
-    assert results["ray-2"] == results["process-1"]
+    assert len(results["process-0"]["episodes"]) == 72
+    assert any(row["errors"] for row, _ in results["process-0"]["episodes"].values())  # the noise shows
+    assert results["process-2"] == results["process-0"]
+    assert results["ray-2"] == results["process-0"]
     runs["ray-2"][0].close()
 
 

@@ -314,8 +314,10 @@ def run(
     retries: Annotated[int, typer.Option(min=0, help="Further tries of an endpoint request that failed "
                                          "transiently (429, 5xx, connection, timeout), with backoff.")
                        ] = DEFAULT_RETRIES,
-    workers: Annotated[int | None, typer.Option(min=1, help="Episodes run in parallel: processes here (default 1), "
-                                                "or Ray actors (default: one per CPU of the cluster).")] = None,
+    workers: Annotated[int | None, typer.Option(min=0, help="Episodes run in parallel: worker processes here "
+                                                "(default 1; 0: in this process, where a debugger can follow "
+                                                "them), or Ray actors (default: one per CPU of the cluster).")
+                       ] = None,
     backend: Annotated[str, typer.Option(help="Where episodes run: process (this machine) or ray (a Ray cluster; "
                                          'the ray extra: pip install -e ".\\[ray]"). See docs/distributed.md.')
                        ] = "process",
@@ -459,10 +461,12 @@ def _backend(name: str, address: str | None, workers: int | None) -> "Backend":
     if name == "process":
         if address is not None:
             raise fail("--address names a Ray cluster: give it with --backend ray")
-        from .runner import ProcessBackend
+        from .process_backend import ProcessBackend
 
-        return ProcessBackend(workers or 1)
+        return ProcessBackend(1 if workers is None else workers)
     if name == "ray":
+        if workers == 0:
+            raise fail("--workers 0 runs episodes in this process: give it with --backend process")
         from .ray_backend import RayBackend
 
         return RayBackend(address=address, workers=workers)

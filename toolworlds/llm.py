@@ -126,7 +126,7 @@ class ChatClient:
     `max_reply_bytes` bounds a reply's body, decompressed. `temperature` and
     `max_tokens` are sent with every request when set (None: the endpoint's default). `gate`,
     when given, is held around each request: the run's limit on requests in flight to the
-    endpoint, shared by all its workers (a semaphore, or a Ray actor on a cluster). `clients`, when
+    endpoint, shared by all its workers (file locks on one machine, or a Ray actor on a cluster). `clients`, when
     given, is the worker's `SdkClients`, whose client for this endpoint this one uses; else it makes
     its own.
     """

@@ -1,7 +1,8 @@
 """Running an agent over task sets: episodes in fresh worlds, scored, stored one by one.
 
-Where episodes run is a backend (`Backend`): here, this process or a pool of worker
-processes (`--workers N`); `toolworlds.ray_backend` runs them on a Ray cluster. Each episode
+Where episodes run is a backend (`Backend`): `toolworlds.process_backend` runs them in a pool
+of worker processes here (`--workers N`) or in this process (`--workers 0`);
+`toolworlds.ray_backend` runs them on a Ray cluster. Each episode
 is independent and deterministic, so every backend and any number of workers store the
 same episodes and scores. The main process alone writes to the store, committing each
 episode as it arrives from the backend.
@@ -15,16 +16,12 @@ plain text, and the run goes on. A failed episode counts as stored: `--resume` s
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import importlib
 import json
-import multiprocessing
-import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -402,58 +399,11 @@ class BackendError(RuntimeError):
 
 class Backend(Protocol):
     """Where a run's episodes run. It yields each pending episode's outcome once, in any order,
-    as each finishes, and never raises for one episode: what went wrong is that outcome's error."""
+    as each finishes, and never raises for one episode: what went wrong is that outcome's error.
+    A run that stops early closes the iterator (`close()`, where it has one): a backend ends its
+    workers then."""
 
     def outcomes(self, pending: Sequence[Pending], spec: AgentSpec) -> Iterator[Outcome]: ...
-
-
-@dataclass(frozen=True)
-class ProcessBackend:
-    """Episodes in this process (one worker) or in a pool of `workers` processes on this machine."""
-
-    workers: int = 1
-
-    def outcomes(self, pending: Sequence[Pending], spec: AgentSpec) -> Iterator[Outcome]:
-        if self.workers <= 1:
-            clients = SdkClients()
-            try:
-                for name, task, mode, trial in pending:
-                    yield run_one(name, task, spec, mode, trial=trial, clients=clients)
-            finally:
-                clients.close()
-            return
-        with ProcessPoolExecutor(max_workers=self.workers) as pool, _process_gate(spec, self.workers) as gate:
-            futures: dict[Future[Outcome], tuple[str, Any, int]] = {
-                pool.submit(_run_in_pool, name, task, spec, mode, gate, trial): (name, task, trial)
-                for name, task, mode, trial in pending}
-            for future in as_completed(futures):
-                try:
-                    yield future.result()
-                except Exception as exc:  # the worker died, or the task could not be sent to it
-                    name, task, trial = futures[future]
-                    yield failed_outcome(name, task, f"worker: {failure_reason(exc)}", trial)
-
-
-def _run_in_pool(task_set: str, task: Any, spec: AgentSpec, mode: str, gate: Gate | None, trial: int) -> Outcome:
-    """`run_one` in a pool's worker process, with that process's SDK clients."""
-    return run_one(task_set, task, spec, mode, gate=gate, trial=trial, clients=_process_clients(os.getpid()))
-
-
-@functools.cache
-def _process_clients(pid: int) -> SdkClients:
-    """The SDK clients of the worker process `pid`, made on its first episode and kept until it exits
-    (keyed by process, so a process forked from one that had made its own never reuses its connections)."""
-    return SdkClients()
-
-
-@contextmanager
-def _process_gate(spec: AgentSpec, workers: int) -> Iterator[Gate | None]:
-    """A semaphore the pool's processes share, when the run limits its endpoint below one request per worker."""
-    if not spec.uses_endpoint or not 0 < spec.concurrency < workers:
-        yield None
-        return
-    with multiprocessing.Manager() as manager:
-        yield manager.BoundedSemaphore(spec.concurrency)
 
 
 def execute_run(
@@ -471,15 +421,34 @@ def execute_run(
     force: bool = False,
 ) -> list[EpisodeRow]:
     """Run every episode not yet stored for `run_id` (`trials` per task; with `retry_failed`, also
-    every one stored as failed) on `backend` (default: `workers` processes here); returns all of the
-    run's episodes. Continuing a stored run with another configuration raises `ConfigMismatch`
-    unless `force` (see `open_run`)."""
+    every one stored as failed) on `backend` (default: a pool of `workers` processes here; 0: this process);
+    returns all of the run's episodes. Continuing a stored run with another configuration raises
+    `ConfigMismatch` unless `force` (see `open_run`)."""
     if trials > 1 and store.one_trial_per_task:
         raise ValueError("this run store was made before repeated trials: its episodes table holds one trial per "
                          "task; use a new database for --trials above 1")
     open_run(store, run_id, run_config(spec, task_sets, query, trials), agent=spec.describe(), force=force)
     pending = pending_tasks(store, run_id, task_sets, retry_failed=retry_failed, trials=trials)
-    for outcome in (backend or ProcessBackend(workers)).outcomes(pending, spec):
+    if backend is None:
+        from .process_backend import ProcessBackend
+
+        backend = ProcessBackend(workers)
+    outcomes = backend.outcomes(pending, spec)
+    try:
+        _store_outcomes(store, run_id, outcomes, on_done)
+    finally:  # also when interrupted mid-commit: a generator backend ends its workers now, not when collected
+        close = getattr(outcomes, "close", None)
+        if close is not None:
+            close()
+    episodes = store.episodes(run_id)
+    store.save_scores(run_id, summarize_run(run_id, episodes, run_defects(store, run_id)))
+    return episodes
+
+
+def _store_outcomes(store: RunStore, run_id: str, outcomes: Iterable[Outcome],
+                    on_done: Callable[[Outcome], None] | None) -> None:
+    """Commit each outcome as it arrives, one transaction per episode."""
+    for outcome in outcomes:
         episode = EpisodeRow(run_id=run_id, finished_at=dt.datetime.now(dt.UTC), **outcome.episode)
         try:
             store.save_episode(episode, [CallRow(episode_id=0, **call) for call in outcome.calls],
@@ -492,9 +461,6 @@ def execute_run(
             store.save_episode(EpisodeRow(run_id=run_id, finished_at=episode.finished_at, **refused), [])
         if on_done is not None:
             on_done(outcome)
-    episodes = store.episodes(run_id)
-    store.save_scores(run_id, summarize_run(run_id, episodes, run_defects(store, run_id)))
-    return episodes
 
 
 def summarize_run(run_id: str, episodes: Iterable[EpisodeRow],

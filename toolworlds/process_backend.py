@@ -1,0 +1,253 @@
+"""Episodes on this machine: in a pool of worker processes (`--workers N`), or in the driver's own
+process (`--workers 0`, where a debugger can follow them).
+
+The pool is pebble's, not the standard library's: when one process of a
+`concurrent.futures.ProcessPoolExecutor` dies (killed, out of memory, a segfault, an agent calling
+`os._exit`), that executor is broken and every episode queued or running in it fails with it.
+pebble's pool knows which episode the dead process was running (`ProcessExpired`), starts another
+process in its place and goes on, so only that episode is charged: it runs again, up to `attempts`
+times in all, and is then stored as failed with the reason. Should the pool itself break (pebble
+gives up when a process dies between episodes with none running), the episodes it had not finished
+run again on a new pool, uncharged, as long as each new pool finishes something.
+
+Ctrl-C reaches the whole process group; pool processes ignore it and the driver ends them at once
+(the episodes they were running are not stored, so `--resume` runs them again). A pool process whose
+driver is gone (`kill -9`) ends itself within `DRIVER_CHECK_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import multiprocessing
+import os
+import signal
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from .episodes import failure_reason
+from .llm import SdkClients
+from .runner import AgentSpec, Gate, Outcome, Pending, failed_outcome, run_one
+
+# A pool never has more processes than episodes to run, nor more than this many per CPU this process may
+# use: episodes that wait on an endpoint leave their CPU free, so a pool may well outnumber the cores, but
+# each worker is a process of its own (tens of MB once it has run an episode), and `--workers 100000`
+# once forked 1,657 of them in 16 s for a run of two episodes.
+WORKERS_PER_CPU = 16
+DRIVER_CHECK_SECONDS = 0.25  # how often a pool process checks that its driver is still there
+BROKEN_CHECK_SECONDS = 0.5  # how often the driver, waiting for outcomes, checks that its pool still runs
+
+
+def pool_size(workers: int, pending: int) -> int:
+    """The processes a pool asked for `workers` starts for `pending` episodes (see `WORKERS_PER_CPU`)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(workers, pending, WORKERS_PER_CPU * cpus))
+
+
+@dataclass(frozen=True)
+class ProcessBackend:
+    """Episodes in a pool of `workers` processes on this machine, or, with 0, in this process.
+
+    An episode whose process dies under it runs again on another, up to `attempts` times in all.
+    In this process nothing stands between an episode and the run: an agent that ends its process
+    (or a segfault, or the OOM killer) ends the run there, and every `--resume` stops at the same
+    episode again."""
+
+    workers: int = 1
+    attempts: int = 3
+
+    def outcomes(self, pending: Sequence[Pending], spec: AgentSpec) -> Iterator[Outcome]:
+        if not pending:
+            return
+        if self.workers <= 0:
+            clients = SdkClients()
+            try:
+                for name, task, mode, trial in pending:
+                    yield run_one(name, task, spec, mode, trial=trial, clients=clients)
+            finally:
+                clients.close()
+            return
+        size = pool_size(self.workers, len(pending))
+        with endpoint_permits(spec, size) as gate:
+            yield from _PoolRun(pending, spec, gate, size, max(1, self.attempts)).outcomes()
+
+
+class _PoolRun:
+    """One run's episodes on pebble pools: what is still to run, and how many times each has been
+    running in a process that died."""
+
+    def __init__(self, pending: Sequence[Pending], spec: AgentSpec, gate: Gate | None, size: int,
+                 attempts: int) -> None:
+        self.pending = pending
+        self.spec = spec
+        self.gate = gate
+        self.size = size
+        self.attempts = attempts
+        self.deaths = [0] * len(pending)
+
+    def outcomes(self) -> Iterator[Outcome]:
+        from pebble import ProcessExpired, ProcessPool
+
+        todo = list(range(len(pending := self.pending)))
+        breaks = 0  # pools in a row that broke before finishing any episode
+        while todo:
+            pool = ProcessPool(max_workers=min(self.size, len(todo)), initializer=_end_with_driver,
+                               initargs=(os.getpid(),))
+            try:
+                futures = {self._schedule(pool, index): index for index in todo}
+                todo, broken, finished = [], "", False
+                while futures:
+                    done, _ = wait(futures, timeout=BROKEN_CHECK_SECONDS, return_when=FIRST_COMPLETED)
+                    if not done and not pool.active:  # broken with episodes it will never answer for
+                        todo += futures.values()
+                        broken = broken or "the process pool stopped working"
+                        break
+                    for future in sorted(done, key=futures.__getitem__):  # several at once: in the order sent
+                        index = futures.pop(future)
+                        name, task, _, trial = pending[index]
+                        try:
+                            outcome = future.result()
+                        except BrokenProcessPool as exc:
+                            todo.append(index)
+                            broken = failure_reason(exc)
+                            continue
+                        except ProcessExpired as exc:
+                            self.deaths[index] += 1
+                            if self.deaths[index] < self.attempts:
+                                futures[self._schedule(pool, index)] = index
+                                continue
+                            times = "time" if self.deaths[index] == 1 else "times"
+                            outcome = failed_outcome(name, task, f"worker: the worker process running it died "
+                                                     f"{self.deaths[index]} {times}; last: {_ending(exc.exitcode)}",
+                                                     trial)
+                        except Exception as exc:  # the episode or its outcome could not cross to the other process
+                            outcome = failed_outcome(name, task, f"worker: {failure_reason(exc)}", trial)
+                        finished = True
+                        yield outcome
+            finally:  # done, interrupted (Ctrl-C) or abandoned: no process of this pool outlives it
+                pool.stop()
+                pool.join()
+            breaks = 0 if finished else breaks + 1
+            if todo and breaks >= self.attempts:
+                reason = f"worker: {breaks} process pools in a row broke before finishing an episode; last: {broken}"
+                for index in todo:
+                    name, task, _, trial = pending[index]
+                    yield failed_outcome(name, task, reason, trial)
+                return
+
+    def _schedule(self, pool: Any, index: int) -> Future[Outcome]:
+        name, task, mode, trial = self.pending[index]
+        future: Future[Outcome] = pool.schedule(_run_in_pool, args=(name, task, self.spec, mode, self.gate, trial))
+        return future
+
+
+def _ending(code: Any) -> str:
+    """How a process ended, from its exit code (negative: the signal that killed it)."""
+    if isinstance(code, int) and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def _end_with_driver(driver: int) -> None:
+    """Run in each pool process as it starts: it ends itself once `driver` is no longer its parent
+    (killed with `kill -9`, so it could not end its pool), instead of waiting on its pipe forever."""
+
+    def watch() -> None:
+        while os.getppid() == driver:
+            time.sleep(DRIVER_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="toolworlds-driver-watch", daemon=True).start()
+
+
+def _run_in_pool(task_set: str, task: Any, spec: AgentSpec, mode: str, gate: Gate | None, trial: int) -> Outcome:
+    """`run_one` in a pool process, with that process's SDK clients. A `SystemExit` or `KeyboardInterrupt`
+    that agent code raises (`run_one` stops only `Exception`s) is this episode's failure too: pebble would
+    hand it to the driver, where `future.result()` raising it would end the run."""
+    try:
+        return run_one(task_set, task, spec, mode, gate=gate, trial=trial, clients=_process_clients(os.getpid()))
+    except BaseException as exc:
+        return failed_outcome(task_set, task, f"run: {failure_reason(exc)}", trial)
+
+
+@functools.cache
+def _process_clients(pid: int) -> SdkClients:
+    """The SDK clients of the pool process `pid`, made on its first episode and kept until it exits
+    (keyed by process, so a process forked from one that had made its own never reuses its connections)."""
+    return SdkClients()
+
+
+@contextmanager
+def endpoint_permits(spec: AgentSpec, workers: int, *, file_locks: bool | None = None) -> Iterator[Gate | None]:
+    """The permits a pool's processes share when the run limits its endpoint below one request per worker:
+    `FilePermits` where the system has `flock` (`file_locks`, by default whether `fcntl` exists), else a
+    semaphore in a manager process, which a worker that dies holding a permit never gives back."""
+    if not spec.uses_endpoint or not 0 < spec.concurrency < workers:
+        yield None
+        return
+    if not (importlib.util.find_spec("fcntl") is not None if file_locks is None else file_locks):
+        with multiprocessing.Manager() as manager:
+            yield manager.BoundedSemaphore(spec.concurrency)
+        return
+    with tempfile.TemporaryDirectory(prefix="toolworlds-permits-") as directory:
+        yield FilePermits(directory, spec.concurrency)
+
+
+class FilePermits:
+    """`count` permits shared by the processes of one machine; `with permits:` holds one.
+
+    Each permit is an exclusive lock (`flock`) on a file of its own. The kernel drops the locks of a
+    process that ends, so a worker that dies holding a permit gives it back; a semaphore's count
+    would stay taken for the rest of the run, and with one permit every later request would wait
+    forever. Waiting is polling, from 1 ms up to 50 ms between tries: endpoint requests take far longer.
+    """
+
+    def __init__(self, directory: str, count: int) -> None:
+        self.paths = [os.path.join(directory, f"permit-{n}") for n in range(count)]
+        for path in self.paths:
+            with open(path, "a"):
+                pass
+        self._held = threading.local()
+
+    def __getstate__(self) -> list[str]:
+        return self.paths
+
+    def __setstate__(self, paths: list[str]) -> None:
+        self.paths, self._held = paths, threading.local()
+
+    def __enter__(self) -> FilePermits:
+        import fcntl
+
+        delay = 0.001
+        while True:
+            for path in self.paths:
+                descriptor = os.open(path, os.O_RDWR)
+                try:
+                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(descriptor)
+                    continue
+                self._stack().append(descriptor)
+                return self
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+    def __exit__(self, *_: object) -> None:
+        os.close(self._stack().pop())  # closing the only descriptor of the lock releases it
+
+    def _stack(self) -> list[int]:
+        """The descriptors of the permits this thread holds, the latest last."""
+        if not hasattr(self._held, "stack"):
+            self._held.stack = []
+        stack: list[int] = self._held.stack
+        return stack
