@@ -431,3 +431,36 @@ def test_an_agent_that_raises_system_exit_fails_its_episode_not_the_run(tmp_path
     episodes = execute_run(RunStore(f"sqlite:///{tmp_path / 'runs.db'}"), "r", sets, AgentSpec(f"{name}:Agent"),
                            backend=ProcessBackend(2))
     assert [e.error for e in episodes] == ["run: SystemExit: agent gave up"] * 2
+
+
+def test_an_episode_past_its_time_limit_has_its_process_ended_and_fails_alone(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    tasks = load_tasks("en")[:4]
+    hung = tasks[1].id
+    agent, log = plug_in_agent(tmp_path, monkeypatch, held=hung)  # sleeps 120 s in its first run
+    started_at = time.monotonic()
+    episodes = execute_run(RunStore(f"sqlite:///{tmp_path / 'runs.db'}"), "r", [TaskSet("banking", "en", tasks)],
+                           AgentSpec(agent), backend=ProcessBackend(2, time_limit=1.5))
+    assert time.monotonic() - started_at < 30
+    by_id = {e.task_id: e for e in episodes}
+    assert by_id[hung].error == ("worker: the episode was still running after its time limit of 1.5 s; its process "
+                                 "was ended")
+    assert all(by_id[t.id].success for t in tasks if t.id != hung)
+    held_by = int(Path(f"{log}.held").read_text())
+    wait_for(lambda: not alive(held_by), seconds=10)
+    assert not multiprocessing.active_children()
+    with pytest.raises(ValueError, match="positive number of seconds"):
+        ProcessBackend(2, time_limit=float("nan"))
+
+
+def test_the_command_line_keeps_an_episode_time_limit_only_where_a_pool_can_end_the_episode(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from toolworlds.cli import app
+
+    database = f"sqlite:///{tmp_path / 'runs.db'}"
+    kept = CliRunner().invoke(app, ["run", "--db", database, "--lang", "en", "-n", "2", "--episode-timeout", "60"])
+    assert kept.exit_code == 0 and "2 episodes stored, 0 failed" in kept.output, kept.output
+    for refused in (["--workers", "0"], ["--backend", "ray"]):
+        result = CliRunner().invoke(app, ["run", "--db", database, "--episode-timeout", "5", *refused])
+        assert result.exit_code != 0 and "--episode-timeout is kept by the process backend's pool" in result.output

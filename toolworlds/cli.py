@@ -318,6 +318,10 @@ def run(
                                                 "(default 1; 0: in this process, where a debugger can follow "
                                                 "them), or Ray actors (default: one per CPU of the cluster).")
                        ] = None,
+    episode_timeout: Annotated[float | None, typer.Option(min=0.001, help="Seconds an episode may run in its worker "
+                                                          "process: past it the process is ended and the episode "
+                                                          "stored as failed (default: no limit; the process backend "
+                                                          "with --workers 1 or more).")] = None,
     backend: Annotated[str, typer.Option(help="Where episodes run: process (this machine) or ray (a Ray cluster; "
                                          'the ray extra: pip install -e ".\\[ray]"). See docs/distributed.md.')
                        ] = "process",
@@ -386,10 +390,11 @@ def run(
         raise fail("--retry-failed continues a run: give it with --resume --run-id")
     if force and not resume:
         raise fail("--force overrides a resume's configuration check: give it with --resume --run-id")
-    for option, value in (("--noise", noise), ("--temperature", temperature), ("--timeout", timeout)):
+    for option, value in (("--noise", noise), ("--temperature", temperature), ("--timeout", timeout),
+                          ("--episode-timeout", episode_timeout)):
         if value is not None and not math.isfinite(value):  # click's ranges let NaN through, and inf means nothing
             raise fail(f"{option} must be a finite number, not {value}")
-    runs_on = _backend(backend, address, workers)
+    runs_on = _backend(backend, address, workers, episode_timeout)
     chosen = _run_config(config)
     query = TaskQuery(
         data=data if data is not None else (Path(chosen.data) if chosen.data else None),
@@ -456,14 +461,18 @@ def _stored_config(store: Any, run_id: str) -> dict[str, Any]:
         return {}
 
 
-def _backend(name: str, address: str | None, workers: int | None) -> "Backend":
+def _backend(name: str, address: str | None, workers: int | None, episode_timeout: float | None
+             ) -> "Backend":
     """The runner backend the options name (`toolworlds.runner.Backend`)."""
+    if episode_timeout is not None and (name != "process" or workers == 0):
+        raise fail("--episode-timeout is kept by the process backend's pool, which ends the process of an episode "
+                   "past it: give it with --backend process and --workers 1 or more")
     if name == "process":
         if address is not None:
             raise fail("--address names a Ray cluster: give it with --backend ray")
         from .process_backend import ProcessBackend
 
-        return ProcessBackend(1 if workers is None else workers)
+        return ProcessBackend(1 if workers is None else workers, time_limit=episode_timeout)
     if name == "ray":
         if workers == 0:
             raise fail("--workers 0 runs episodes in this process: give it with --backend process")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import math
 import multiprocessing
 import os
 import signal
@@ -56,12 +57,19 @@ class ProcessBackend:
     """Episodes in a pool of `workers` processes on this machine, or, with 0, in this process.
 
     An episode whose process dies under it runs again on another, up to `attempts` times in all.
+    One still running `time_limit` seconds after its process took it (None: no limit) has that
+    process ended and is stored as failed, so a hung agent cannot hold a worker forever.
     In this process nothing stands between an episode and the run: an agent that ends its process
-    (or a segfault, or the OOM killer) ends the run there, and every `--resume` stops at the same
-    episode again."""
+    (or a segfault, or the OOM killer) ends the run there, every `--resume` stops at the same
+    episode again, and there is no time limit."""
 
     workers: int = 1
     attempts: int = 3
+    time_limit: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.time_limit is not None and not (math.isfinite(self.time_limit) and self.time_limit > 0):
+            raise ValueError(f"an episode's time limit is a positive number of seconds, not {self.time_limit}")
 
     def outcomes(self, pending: Sequence[Pending], spec: AgentSpec) -> Iterator[Outcome]:
         if not pending:
@@ -76,7 +84,7 @@ class ProcessBackend:
             return
         size = pool_size(self.workers, len(pending))
         with endpoint_permits(spec, size) as gate:
-            yield from _PoolRun(pending, spec, gate, size, max(1, self.attempts)).outcomes()
+            yield from _PoolRun(pending, spec, gate, size, max(1, self.attempts), self.time_limit).outcomes()
 
 
 class _PoolRun:
@@ -84,8 +92,9 @@ class _PoolRun:
     running in a process that died."""
 
     def __init__(self, pending: Sequence[Pending], spec: AgentSpec, gate: Gate | None, size: int,
-                 attempts: int) -> None:
+                 attempts: int, time_limit: float | None) -> None:
         self.pending = pending
+        self.time_limit = time_limit
         self.spec = spec
         self.gate = gate
         self.size = size
@@ -127,6 +136,10 @@ class _PoolRun:
                             outcome = failed_outcome(name, task, f"worker: the worker process running it died "
                                                      f"{self.deaths[index]} {times}; last: {_ending(exc.exitcode)}",
                                                      trial)
+                        except TimeoutError:  # pebble ended its process, and starts another in its place
+                            outcome = failed_outcome(name, task, f"worker: the episode was still running after its "
+                                                     f"time limit of {self.time_limit:g} s; its process was ended",
+                                                     trial)
                         except Exception as exc:  # the episode or its outcome could not cross to the other process
                             outcome = failed_outcome(name, task, f"worker: {failure_reason(exc)}", trial)
                         finished = True
@@ -144,7 +157,8 @@ class _PoolRun:
 
     def _schedule(self, pool: Any, index: int) -> Future[Outcome]:
         name, task, mode, trial = self.pending[index]
-        future: Future[Outcome] = pool.schedule(_run_in_pool, args=(name, task, self.spec, mode, self.gate, trial))
+        future: Future[Outcome] = pool.schedule(_run_in_pool, args=(name, task, self.spec, mode, self.gate, trial),
+                                                timeout=self.time_limit)
         return future
 
 
