@@ -104,7 +104,8 @@ class _PoolRun:
     def outcomes(self) -> Iterator[Outcome]:
         from pebble import ProcessExpired, ProcessPool
 
-        todo = list(range(len(pending := self.pending)))
+        pending = self.pending
+        todo = list(range(len(pending)))
         breaks = 0  # pools in a row that broke before finishing any episode
         while todo:
             pool = ProcessPool(max_workers=min(self.size, len(todo)), initializer=_end_with_driver,
@@ -136,10 +137,10 @@ class _PoolRun:
                             outcome = failed_outcome(name, task, f"worker: the worker process running it died "
                                                      f"{self.deaths[index]} {times}; last: {_ending(exc.exitcode)}",
                                                      trial)
-                        except TimeoutError:  # pebble ended its process, and starts another in its place
-                            outcome = failed_outcome(name, task, f"worker: the episode was still running after its "
-                                                     f"time limit of {self.time_limit:g} s; its process was ended",
-                                                     trial)
+                        except TimeoutError as exc:  # pebble ended its process, and starts another in its place
+                            reason = (failure_reason(exc) if self.time_limit is None else f"the episode was still "
+                                      f"running after its time limit of {self.time_limit:g} s; its process was ended")
+                            outcome = failed_outcome(name, task, f"worker: {reason}", trial)
                         except Exception as exc:  # the episode or its outcome could not cross to the other process
                             outcome = failed_outcome(name, task, f"worker: {failure_reason(exc)}", trial)
                         finished = True
