@@ -14,7 +14,7 @@ import html
 import io
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,9 +79,9 @@ def html_report(store: RunStore, run_ids: str | Sequence[str]) -> str:
         _comparison(views),
         _method_note(views),
         "<h2>End-to-end accuracy per category</h2>",
-        f'<img alt="accuracy per category" src="data:image/png;base64,{_accuracy_plot(views)}">',
+        f'<img alt="accuracy per category" src="data:image/png;base64,{_plotted(_accuracy_plot, views)}">',
         "<h2>Call errors by type</h2>",
-        f'<img alt="call errors by type" src="data:image/png;base64,{_error_plot(views)}">',
+        f'<img alt="call errors by type" src="data:image/png;base64,{_plotted(_error_plot, views)}">',
         "<h2>Tasks</h2>",
         _task_table(views),
         "<h2>Episodes</h2>",
@@ -252,48 +252,51 @@ def _episode_body(store: RunStore, episode: EpisodeRow) -> str:
     return "".join(parts)
 
 
-def _accuracy_plot(views: list[RunView]) -> str:
+def _plotted(draw: Callable[[Any, list[RunView]], str], views: list[RunView]) -> str:
+    """`draw(pyplot, views)` with every label shown as written: run ids and categories are text, never $math$."""
     plt = pyplot()
-    with plt.rc_context({"text.parse_math": False}):  # run ids and categories are text, never $math$
-        per_run = [view.outcomes() for view in views]
-        groups = sorted({g for outcomes in per_run for g in outcomes if g != ALL})
-        figure, axes = plt.subplots(figsize=(max(5, len(groups) * (0.6 + 0.5 * len(views))), 3.4))
-        width = 0.8 / max(1, len(views))
-        for index, (view, outcomes) in enumerate(zip(views, per_run, strict=True)):
-            values = [pass_hat(outcomes[g], 1)[0] or 0.0 if g in outcomes else 0.0 for g in groups]
-            bars = axes.bar([i + index * width for i in range(len(groups))], values, width,
-                            label=f"{view.run.run_id}: {view.run.agent}")
-            axes.bar_label(bars, fmt="%.2f", fontsize=7)
-        axes.set_xticks([i + width * (len(views) - 1) / 2 for i in range(len(groups))],
-                        [f"{ts}\n{cat}" for ts, cat in groups], fontsize=7, rotation=30, ha="right")
-        axes.set_ylim(0, 1.1)
-        axes.set_ylabel("end-to-end accuracy")
-        axes.legend(fontsize=7, loc="lower right")
-        return _png(plt, figure)
+    with plt.rc_context({"text.parse_math": False}):
+        return draw(plt, views)
 
 
-def _error_plot(views: list[RunView]) -> str:
-    plt = pyplot()
-    with plt.rc_context({"text.parse_math": False}):  # run ids and categories are text, never $math$
-        counts = [Counter() for _ in views]  # type: list[Counter[str]]
-        for counter, view in zip(counts, views, strict=True):
-            for episode in view.episodes:
-                counter.update(json.loads(episode.error_types or "{}"))
-        names = sorted({name for counter in counts for name in counter})
-        figure, axes = plt.subplots(figsize=(7, max(2.5, 0.35 * len(names) * len(views) + 1)))
-        if names:
-            height = 0.8 / len(views)
-            for index, (view, counter) in enumerate(zip(views, counts, strict=True)):
-                axes.barh([i + index * height for i in range(len(names))], [counter[n] for n in names], height,
-                          label=view.run.run_id)
-            axes.set_yticks([i + height * (len(views) - 1) / 2 for i in range(len(names))], names)
-            axes.invert_yaxis()
-            axes.set_xlabel("calls")
-            axes.legend(fontsize=7)
-        else:
-            axes.text(0.5, 0.5, "no call errors", ha="center", va="center")
-            axes.set_axis_off()
-        return _png(plt, figure)
+def _accuracy_plot(plt: Any, views: list[RunView]) -> str:
+    per_run = [view.outcomes() for view in views]
+    groups = sorted({g for outcomes in per_run for g in outcomes if g != ALL})
+    figure, axes = plt.subplots(figsize=(max(5, len(groups) * (0.6 + 0.5 * len(views))), 3.4))
+    width = 0.8 / max(1, len(views))
+    for index, (view, outcomes) in enumerate(zip(views, per_run, strict=True)):
+        values = [pass_hat(outcomes[g], 1)[0] or 0.0 if g in outcomes else 0.0 for g in groups]
+        bars = axes.bar([i + index * width for i in range(len(groups))], values, width,
+                        label=f"{view.run.run_id}: {view.run.agent}")
+        axes.bar_label(bars, fmt="%.2f", fontsize=7)
+    axes.set_xticks([i + width * (len(views) - 1) / 2 for i in range(len(groups))],
+                    [f"{ts}\n{cat}" for ts, cat in groups], fontsize=7, rotation=30, ha="right")
+    axes.set_ylim(0, 1.1)
+    axes.set_ylabel("end-to-end accuracy")
+    axes.legend(fontsize=7, loc="lower right")
+    return _png(plt, figure)
+
+
+def _error_plot(plt: Any, views: list[RunView]) -> str:
+    counts = [Counter() for _ in views]  # type: list[Counter[str]]
+    for counter, view in zip(counts, views, strict=True):
+        for episode in view.episodes:
+            counter.update(json.loads(episode.error_types or "{}"))
+    names = sorted({name for counter in counts for name in counter})
+    figure, axes = plt.subplots(figsize=(7, max(2.5, 0.35 * len(names) * len(views) + 1)))
+    if names:
+        height = 0.8 / len(views)
+        for index, (view, counter) in enumerate(zip(views, counts, strict=True)):
+            axes.barh([i + index * height for i in range(len(names))], [counter[n] for n in names], height,
+                      label=view.run.run_id)
+        axes.set_yticks([i + height * (len(views) - 1) / 2 for i in range(len(names))], names)
+        axes.invert_yaxis()
+        axes.set_xlabel("calls")
+        axes.legend(fontsize=7)
+    else:
+        axes.text(0.5, 0.5, "no call errors", ha="center", va="center")
+        axes.set_axis_off()
+    return _png(plt, figure)
 
 
 def pyplot() -> Any:
