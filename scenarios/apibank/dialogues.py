@@ -113,11 +113,17 @@ def load_dialogues(data: str | Path, levels: tuple[int, ...] = (1, 2),
             turns = _dialogue_turns(path, label, found)
             if turns:
                 dialogues.append(Dialogue(file=path.name, level=level, turns=turns))
-    if problems is None and found:
-        raise ValueError("; ".join(found[:5]))
+    _hand_over(found, problems)
+    return dialogues
+
+
+def _hand_over(found: list[str], problems: list[str] | None) -> None:
+    """The problems a loader met, added to the caller's `problems`; without that list, a `ValueError` of the
+    first five (a caller that collects none must not get a data set with files silently left out)."""
     if problems is not None:
         problems.extend(found)
-    return dialogues
+    elif found:
+        raise ValueError("; ".join(found[:5]))
 
 
 def _dialogue_turns(path: Path, label: str, problems: list[str]) -> list[DialogueTurn]:
@@ -200,10 +206,7 @@ def load_level3(data: str | Path, problems: list[str] | None = None) -> list[Lev
             found.append(str(exc))
             continue
         scenes.append(read_scene(path.name, text.replace("\r\n", "\n").replace("\r", "\n")))  # as read_text reads
-    if problems is None and found:
-        raise ValueError("; ".join(found[:5]))
-    if problems is not None:
-        problems.extend(found)
+    _hand_over(found, problems)
     return scenes
 
 
