@@ -147,7 +147,9 @@ def test_fast_path_on_arbitrary_syntax_characters(text: str) -> None:
 
 def scan_skipped_where_it_declines(text: str, limits: InputLimits) -> None:
     """`_fast_brackets` skips the token scan when the text's pattern fails and it has too few brackets to nest
-    deeper than the pattern reads: the scan must then decline as well."""
+    deeper than the pattern reads: the scan must then decline as well. Both see text as `parse_message` hands
+    it over, stripped (the scan reads a gap after a bare call, the pattern does not)."""
+    text = text.strip()
     listed = text.startswith("[")
     if _simple_pattern(listed).fullmatch(text) is None and not _may_nest_past_pattern(text, listed):
         assert _scan_brackets(text, limits) is None, text
