@@ -4,13 +4,18 @@ A failing end-state check is only useful if it says which field is wrong; this r
 one line per field, as text for people and JSON for tools, with deepdiff's semantics.
 An end-state check runs once per episode (an RL reward, a replay), so it must cost what
 differs, not what the state holds: equal states are settled by one comparison in C, and
-unequal ones by a walk that descends only into differing dict entries and leaves deepdiff
-the smallest values it cannot judge itself. deepdiff is imported on first such use.
+unequal ones by a walk that descends only into differing dict entries and list items.
+Lists of scalars are aligned as deepdiff aligns them, within a work budget (an agent's
+end state is untrusted, and difflib's alignment is cubic at worst). deepdiff itself judges
+only values JSON cannot hold, and is imported on first such use.
 """
 
 from __future__ import annotations
 
+import difflib
+import itertools
 import json
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -65,9 +70,23 @@ class StateDiff:
         return len(self.differences)
 
     def __str__(self) -> str:
+        return self.text()
+
+    def text(self, limit: int | None = None) -> str:
+        """One line per difference, cut to `limit` characters; only the lines shown are written,
+        so a brief view of a diff of a long list costs what it shows."""
         if not self.differences:
-            return "states are equal"
-        return "\n".join(str(d) for d in self.differences)
+            return "states are equal"[:limit]
+        if limit is None:
+            return "\n".join(str(d) for d in self.differences)
+        lines, length = [], -1
+        for difference in self.differences:
+            if length >= limit:
+                break
+            line = str(difference)
+            lines.append(line)
+            length += len(line) + 1
+        return "\n".join(lines)[:limit]
 
     def to_dict(self) -> list[dict[str, Any]]:
         return [d.to_dict() for d in self.differences]
@@ -81,9 +100,9 @@ def diff_states(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> State
 
     Gives exactly what `deep_diff_states` (deepdiff over the whole state) gives, at the cost
     of the parts that differ: an equality test in C settles equal states, and for unequal
-    ones a walk follows only the dict entries and list items that differ, so deepdiff runs
-    only on the smallest differing values it cannot judge itself (lists of scalars, which it
-    aligns with difflib, and values of other types).
+    ones a walk follows only the dict entries and list items that differ. One exception,
+    for a bounded cost: two lists of scalars that difflib cannot align within
+    `_ALIGN_BUDGET` steps are paired by index (`_scalar_list_differences`).
     """
     expected, actual = dict(expected), dict(actual)
     if expected == actual:  # the common case: one comparison in C, which skips shared objects
@@ -141,17 +160,16 @@ def _walk(expected: Any, actual: Any, path: list[Any], found: list[FieldDifferen
         if expected == actual:
             return
         if expected and actual and _scalars(expected) and _scalars(actual):
-            # deepdiff aligns these with difflib: leave it to it (an empty side needs no aligning)
-            found.extend(_deepdiff(expected, actual, path))
+            # deepdiff aligns these with difflib (an empty side needs no aligning)
+            found.extend(_scalar_list_differences(expected, actual, path))
             return
         # Lists holding containers deepdiff pairs by index; so does this.
         for index, (item_e, item_a) in enumerate(zip(expected, actual, strict=False)):
             if item_e is not item_a and not (type(item_e) is type(item_a) is dict and item_e == item_a):
                 _walk(item_e, item_a, [*path, index], found)
-        for index in range(len(actual), len(expected)):
-            found.append(FieldDifference(_path([*path, index]), "missing", expected[index], None))
-        for index in range(len(expected), len(actual)):
-            found.append(FieldDifference(_path([*path, index]), "unexpected", None, actual[index]))
+        at = _list_path(path)
+        found.extend(_missing(at, index, expected[index]) for index in range(len(actual), len(expected)))
+        found.extend(_unexpected(at, index, actual[index]) for index in range(len(expected), len(actual)))
         return
     if (kind_e is str and kind_a is str) or (
         kind_e in _NUMBERS and kind_a in _NUMBERS and expected == expected and actual == actual  # no NaN
@@ -160,6 +178,129 @@ def _walk(expected: Any, actual: Any, path: list[Any], found: list[FieldDifferen
             found.append(FieldDifference(_path(path), "changed", expected, actual))
         return
     found.extend(_deepdiff(expected, actual, path))
+
+
+def _scalar_list_differences(expected: list[Any], actual: list[Any], path: list[Any]) -> list[FieldDifference]:
+    """What deepdiff reports between two lists of JSON scalars, at a cost bounded by their length.
+
+    deepdiff aligns the lists with difflib, then keeps the index pairing instead when the
+    alignment gives as many reports or more; reports at one index that are both a removal
+    and an addition become one change. This reports the same without deepdiff's cost per
+    report (about 90 µs, seconds for a long list). difflib's matching is cubic in the worst
+    case (a thousand repeated values take seconds), and an agent's end state is untrusted:
+    past `_ALIGN_BUDGET` steps of difflib's search the lists are paired by index, which is
+    deepdiff's `zip_ordered_iterables=True` reading.
+    """
+    at = _list_path(path)
+    try:
+        aligned = _aligned(expected, actual, at)
+    except _OverBudget:
+        return _paired_by_index(expected, actual, at)
+    if len(aligned) > 1 and len(aligned) >= _paired_count(expected, actual):
+        return _paired_by_index(expected, actual, at)
+    return _merged_moves(aligned)
+
+
+# Steps of difflib's longest-match search (one per candidate position it visits) allowed for
+# aligning one pair of lists: about 50 ms of work.
+_ALIGN_BUDGET = 200_000
+
+
+class _OverBudget(Exception):
+    """Aligning two lists would take more than `_ALIGN_BUDGET` steps."""
+
+
+class _BudgetedMatcher(difflib.SequenceMatcher[Any]):
+    """difflib's matcher, stopping with `_OverBudget` before a search would exceed its budget.
+
+    A search over `a[alo:ahi]` visits, for each item there, every position of that item in
+    `b`; the running sums of those counts price each search before it runs.
+    """
+
+    def __init__(self, a: list[Any], b: list[Any], budget: int) -> None:
+        super().__init__(None, a, b, autojunk=False)
+        positions = Counter(b)
+        self._prices = list(itertools.accumulate((positions[item] + 1 for item in a), initial=0))
+        self._left = budget
+
+    def find_longest_match(self, alo: int = 0, ahi: int | None = None, blo: int = 0,
+                           bhi: int | None = None) -> difflib.Match:
+        self._left -= self._prices[len(self._prices) - 1 if ahi is None else ahi] - self._prices[alo]
+        if self._left < 0:
+            raise _OverBudget
+        return super().find_longest_match(alo, ahi, blo, bhi)
+
+
+def _aligned(expected: list[Any], actual: list[Any], at: str) -> list[FieldDifference]:
+    """deepdiff's reports from difflib's opcodes: items of a replaced run paired in order."""
+    found: list[FieldDifference] = []
+    for tag, low_e, high_e, low_a, high_a in _BudgetedMatcher(expected, actual, _ALIGN_BUDGET).get_opcodes():
+        if tag == "delete":
+            found.extend(_missing(at, i, expected[i]) for i in range(low_e, high_e))
+        elif tag == "insert":
+            found.extend(_unexpected(at, j, actual[j]) for j in range(low_a, high_a))
+        elif tag == "replace":
+            for step in range(max(high_e - low_e, high_a - low_a)):
+                i, j = low_e + step, low_a + step
+                if i >= high_e:
+                    found.append(_unexpected(at, j, actual[j]))
+                elif j >= high_a:
+                    found.append(_missing(at, i, expected[i]))
+                elif (i != j and expected[i] == actual[j]) or not _same_scalar(expected[i], actual[j]):
+                    # an equal item at another index is deepdiff's "moved", shown as a change here
+                    found.append(FieldDifference(f"{at}[{i}]", "changed", expected[i], actual[j]))
+    return found
+
+
+def _paired_by_index(expected: list[Any], actual: list[Any], at: str) -> list[FieldDifference]:
+    found = [FieldDifference(f"{at}[{i}]", "changed", item_e, item_a)
+             for i, (item_e, item_a) in enumerate(zip(expected, actual, strict=False))
+             if not _same_scalar(item_e, item_a)]
+    found.extend(_missing(at, i, expected[i]) for i in range(len(actual), len(expected)))
+    found.extend(_unexpected(at, i, actual[i]) for i in range(len(expected), len(actual)))
+    return found
+
+
+def _paired_count(expected: list[Any], actual: list[Any]) -> int:
+    """How many reports `_paired_by_index` would give, without building them."""
+    unequal = sum(not _same_scalar(item_e, item_a) for item_e, item_a in zip(expected, actual, strict=False))
+    return unequal + abs(len(expected) - len(actual))
+
+
+def _list_path(path: list[Any]) -> str:
+    """A list's path, to which an item's `[index]` is appended (empty for a list at the root)."""
+    return _path(path) if path else ""
+
+
+def _missing(at: str, index: int, value: Any) -> FieldDifference:
+    return FieldDifference(f"{at}[{index}]", "missing", value, None)
+
+
+def _unexpected(at: str, index: int, value: Any) -> FieldDifference:
+    return FieldDifference(f"{at}[{index}]", "unexpected", None, value)
+
+
+def _merged_moves(found: list[FieldDifference]) -> list[FieldDifference]:
+    """An index both missing and unexpected is one change, as deepdiff reports it."""
+    missing = {d.path: d for d in found if d.kind == "missing"}
+    unexpected = {d.path: d for d in found if d.kind == "unexpected"}
+    both = missing.keys() & unexpected.keys()
+    if not both:
+        return found
+    kept = [d for d in found if d.path not in both or d.kind not in ("missing", "unexpected")]
+    kept.extend(FieldDifference(p, "changed", missing[p].expected, unexpected[p].actual) for p in both)
+    return kept
+
+
+def _same_scalar(expected: Any, actual: Any) -> bool:
+    """deepdiff's equality of two JSON scalars: numbers by value (True equals 1, NaN equals NaN),
+    anything else by type and value."""
+    if expected is actual:
+        return True
+    kind_e, kind_a = type(expected), type(actual)
+    if kind_e in _NUMBERS and kind_a in _NUMBERS:
+        return bool(expected == actual or (expected != expected and actual != actual))
+    return kind_e is kind_a and expected == actual
 
 
 def _text_keys(value: dict[Any, Any]) -> bool:

@@ -8,6 +8,8 @@ share most of their structure the way a ground truth and an episode's end state 
 from __future__ import annotations
 
 import copy
+import difflib
+import functools
 from typing import Any
 
 import pytest
@@ -15,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sandbox.comparison as comparison
+import sandbox.diffing as diffing
 from sandbox.comparison import compare_states
 from sandbox.diffing import deep_diff_states, diff_states
 from scenarios.acebench.replay import FailureReader, replay_path
@@ -141,3 +144,63 @@ def test_every_acebench_replay_compares_as_before(monkeypatch: pytest.MonkeyPatc
                 old.equal, old.fraction, old.notes, _shown(old.diff)), task.id
             compared += 1
     assert compared >= 50
+
+
+# A small alphabet, so lists repeat values and difflib's alignment has choices to make; numbers
+# of three types and NaN, which deepdiff reads by value.
+LIST_ITEMS = st.sampled_from(["a", "b", "", "1", 1, 1.0, 0, True, False, None, 2.5, float("nan")])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(LIST_ITEMS, min_size=1, max_size=9), st.lists(LIST_ITEMS, min_size=1, max_size=9))
+def test_lists_of_scalars_are_aligned_as_deepdiff_aligns_them(expected: list, actual: list) -> None:
+    assert _shown(diff_states({"l": expected}, {"l": actual})) == _shown(deep_diff_states({"l": expected},
+                                                                                          {"l": actual}))
+
+
+def test_lists_too_costly_to_align_are_paired_by_index_as_deepdiff_pairs_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import deepdiff
+
+    monkeypatch.setattr(diffing, "_ALIGN_BUDGET", 20)
+    expected = {"inbox": {"names": ["a", "b", "a", "c", "a", "b"] * 4}}
+    actual = {"inbox": {"names": ["x", *expected["inbox"]["names"], 1.0]}}
+    bounded = _shown(diff_states(expected, actual))
+    aligned = _shown(deep_diff_states(expected, actual))
+    monkeypatch.setattr(deepdiff, "DeepDiff", functools.partial(deepdiff.DeepDiff, zip_ordered_iterables=True))
+    assert bounded == _shown(deep_diff_states(expected, actual))
+    assert len(aligned) == 2 < len(bounded)  # with room to align, "x" and 1.0 are the only differences
+    monkeypatch.setattr(diffing, "_ALIGN_BUDGET", 200_000)
+    monkeypatch.undo()
+    assert _shown(diff_states(expected, actual)) == aligned
+
+
+def test_a_long_list_of_repeated_values_is_not_aligned(monkeypatch: pytest.MonkeyPatch) -> None:
+    # difflib's alignment is cubic at worst: 2,000 repeated values would take about a minute.
+    searches = []
+    search = difflib.SequenceMatcher.find_longest_match
+
+    def counted(self: difflib.SequenceMatcher, *bounds: Any) -> Any:
+        searches.append(bounds)
+        assert len(searches) < 50, "the alignment is searching on and on"
+        return search(self, *bounds)
+
+    monkeypatch.setattr(difflib.SequenceMatcher, "find_longest_match", counted)
+    expected = {"App": {"tags": [f"t{i % 2}" for i in range(2000)]}}
+    actual = {"App": {"tags": [f"t{i % 3}" for i in range(2000)]}}
+    diff = diff_states(expected, actual)
+    assert searches == []  # priced before the first search
+    assert len(diff) == sum(a != b for a, b in zip(expected["App"]["tags"], actual["App"]["tags"], strict=True))
+
+
+def test_a_brief_diff_writes_only_the_lines_it_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    diff = diff_states({"App": {"users": ["Eve"]}}, {"App": {"users": [f"user{i}" for i in range(10_000)]}})
+    assert len(diff) == 10_000
+    for limit in (0, 1, 30, 31, 500):
+        assert diff.text(limit) == str(diff)[:limit]
+    written = []
+    shown = diffing.FieldDifference.__str__
+    monkeypatch.setattr(diffing.FieldDifference, "__str__", lambda self: written.append(self) or shown(self))
+    assert len(diff.text(500)) == 500
+    assert len(written) < 20
+    assert diff_states({"a": 1}, {"a": 1}).text(5) == "state"

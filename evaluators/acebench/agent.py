@@ -58,5 +58,5 @@ def _end_state_verdict(expected: list[Any], state: Any, mode: Mode) -> Verdict:
     if comparison.equal:
         return PASS
     # A state unequal with no differing field (an entry that is not an object) says why in its notes.
-    detail = str(comparison.diff) if comparison.diff else "; ".join(comparison.notes)
-    return Verdict(False, "end_state", detail[:500])
+    detail = comparison.diff.text(500) if comparison.diff else "; ".join(comparison.notes)[:500]
+    return Verdict(False, "end_state", detail)
