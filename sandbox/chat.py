@@ -10,12 +10,14 @@ or malformed call becomes an error result the model can read and correct, never 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .bounds import InputLimits
 from .calllog import CallRecord
-from .parsing import Call, render_calls
+from .errors import ParseError
+from .parsing import Call, decode_arguments
 
 if TYPE_CHECKING:
     from .world import World
@@ -25,8 +27,9 @@ if TYPE_CHECKING:
 class ToolUse:
     """One structured tool call: the id the API gave it, the tool's name, and its arguments.
 
-    `arguments` is the decoded object, or the text as sent when it is not a JSON object (the
-    world then refuses the call with an `invalid_arguments` error naming the tool).
+    `arguments` is as the API gave it: JSON text (OpenAI's form, kept verbatim) or an object
+    (Anthropic's `input`, or OpenAI arguments a caller decoded). `uses_message` reads it as the
+    world reads a JSON call's arguments.
     """
 
     id: str
@@ -44,8 +47,8 @@ def field_of(obj: Any, name: str, default: Any = None) -> Any:
 def openai_uses(tool_calls: Any) -> list[ToolUse]:
     """The calls in OpenAI `tool_calls` (a list, or a whole assistant message holding one).
 
-    `function.arguments` is JSON text in the API; an already-decoded object is accepted too,
-    and empty text means no arguments.
+    `function.arguments` is JSON text in the API; an already-decoded object is accepted too.
+    Both are kept as given: the world decodes text within its own limits (`uses_message`).
     """
     calls = field_of(tool_calls, "tool_calls", tool_calls)
     uses = []
@@ -54,7 +57,7 @@ def openai_uses(tool_calls: Any) -> list[ToolUse]:
         name = field_of(function, "name", "")
         raw = field_of(function, "arguments")
         uses.append(ToolUse(str(field_of(call, "id") or f"call_{index}"), name if isinstance(name, str) else "",
-                            _decode(raw)))
+                            raw))
     return uses
 
 
@@ -69,20 +72,6 @@ def anthropic_uses(content: Any) -> list[ToolUse]:
         uses.append(ToolUse(str(field_of(block, "id", "")), name if isinstance(name, str) else "",
                             field_of(block, "input", {})))
     return uses
-
-
-def _decode(raw: Any) -> Any:
-    """Arguments text decoded, or the text as sent. The model wrote it: text that is not JSON, nests past
-    the decoder's stack or holds an integer Python will not convert (past 4,300 digits) stays text, which
-    the world refuses naming the tool, rather than raising here. What decodes is bounded by the world."""
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return {}
-    if not isinstance(raw, str):
-        return raw
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError):  # `json.JSONDecodeError` is a ValueError, as is the digit refusal
-        return raw
 
 
 def result_text(record: CallRecord) -> str:
@@ -109,8 +98,38 @@ def run_uses(world: World, uses: Iterable[ToolUse]) -> list[tuple[ToolUse, CallR
     """Each call with the record answering it. The calls are one message, so the world's `max_calls` bounds
     them: a message past it runs none, and every call is answered with that one refusal."""
     listed = list(uses)
-    records = world.execute([Call(use.name, use.arguments) for use in listed])
+    records = world.execute(uses_message(listed, world.limits))
     return list(zip(listed, answering(records, len(listed)), strict=True))
+
+
+def uses_message(uses: Sequence[ToolUse], limits: InputLimits) -> list[Call] | str:
+    """The message the world runs for structured calls: their `Call`s when every call's arguments read as
+    a JSON object (text decoded within `limits`, as `decode_arguments` decodes a JSON call's; no text or
+    null is no arguments), else the calls as a JSON `tool_calls` message (`uses_json`), which the world
+    reads call by call. A call whose arguments are not a JSON object (cut-off text, a list) is then a
+    `parse_error` in its place, worded as for a written message, while the calls beside it run: the same
+    answers whether the calls reach the world here, in a run (`--protocol native`) or in `ToolEnv`."""
+    calls = []
+    for use in uses:
+        arguments = use.arguments
+        if isinstance(arguments, str):
+            try:
+                arguments = decode_arguments(use.name, arguments, limits)
+            except ParseError:
+                return uses_json(uses)
+        elif arguments is None:
+            arguments = {}
+        elif not isinstance(arguments, Mapping):
+            return uses_json(uses)
+        calls.append(Call(use.name, arguments))
+    return calls
+
+
+def uses_json(uses: Iterable[ToolUse]) -> str:
+    """Structured calls as one JSON message of `tool_calls`, arguments as given: what the world reads
+    when it reads them as text, and what a transcript replays."""
+    return json.dumps({"tool_calls": [{"id": use.id, "function": {"name": use.name, "arguments": use.arguments}}
+                                      for use in uses]}, ensure_ascii=False, default=str)
 
 
 def answering(records: list[CallRecord], calls: int) -> list[CallRecord]:
@@ -127,18 +146,3 @@ def run_anthropic(world: World, content: Any) -> list[dict[str, Any]]:
     """Run Anthropic `tool_use` blocks in order; one `tool_result` block each (with `is_error`)."""
     return [anthropic_block(use, record) for use, record in run_uses(world, anthropic_uses(content))]
 
-
-def as_calls(uses: Iterable[ToolUse]) -> tuple[Call, ...]:
-    return tuple(Call(use.name, use.arguments) for use in uses)
-
-
-def render_uses(uses: Iterable[ToolUse]) -> str:
-    """The calls in bracket syntax (how milestones are written); arguments that were not a JSON
-    object are shown as the text that was sent."""
-    parts = []
-    for use in uses:
-        if isinstance(use.arguments, Mapping):
-            parts.append(render_calls([Call(use.name, dict(use.arguments))])[1:-1])
-        else:
-            parts.append(f"{use.name}({use.arguments!r})")
-    return "[" + ", ".join(parts) + "]"

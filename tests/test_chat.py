@@ -132,7 +132,9 @@ def test_malformed_calls_become_error_results_and_change_nothing() -> None:
         {"id": "d", "type": "function", "function": {"name": "complete_task", "arguments": ""}},  # missing argument
     ])
     errors = [json.loads(r["content"])["error"] for r in results]
-    assert errors == ["invalid_arguments", "invalid_arguments", "unknown_tool", "invalid_arguments"]
+    assert errors == ["parse_error", "parse_error", "unknown_tool", "invalid_arguments"]
+    assert [json.loads(r["content"])["message"] for r in results[:2]] == [
+        "arguments of add_task are not valid JSON", "arguments of add_task must be a JSON object of named values"]
     assert "add_task" in json.loads(results[2]["content"])["message"]  # the close match is suggested
     assert world.state() == before
     assert [r.error.type for r in world.log if r.error] == errors  # every refusal is in the log
@@ -150,8 +152,14 @@ def test_hostile_argument_text_and_too_many_calls_become_error_results() -> None
     hostile = ["[" * 100_000, '{"title": ' + "1" * 5_000 + "}", '{"a":' * 5_000]
     results = world.run_openai([{"id": str(i), "type": "function", "function": {"name": "add_task", "arguments": text}}
                                 for i, text in enumerate(hostile)])
-    assert [json.loads(r["content"])["error"] for r in results] == ["invalid_arguments"] * 3
+    # Past a bound (the message's length, an integer's digits), the whole message is refused, as written text is.
+    assert [json.loads(r["content"])["error"] for r in results] == ["parse_error"] * 3
     assert world.state() == before
+    # Unreadable within the bounds: each such call is refused in its place, and the one beside them runs.
+    results = todo_world(tasks=1).run_openai([
+        {"id": str(i), "type": "function", "function": {"name": "add_task", "arguments": text}}
+        for i, text in enumerate(hostile[2:] * 2 + ['{"title": "x"}'])])
+    assert [json.loads(r["content"]).get("error") for r in results] == ["parse_error", "parse_error", None]
     logged = len(world.log)
     limit = world.limits.max_calls
     add = {"name": "add_task", "arguments": '{"title": "x"}'}

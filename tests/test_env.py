@@ -17,7 +17,7 @@ from scenarios.acebench.world import APP_CLASSES, acebench_world
 from scenarios.apibank.world import apibank_world
 from scenarios.banking.world import CLASSES, banking_world
 from scenarios.todo import todo_world
-from toolworlds.agents import END, OracleAgent
+from toolworlds.agents import END, OracleAgent, ToolCall, Turn
 from toolworlds.episodes import run_episode
 
 gymnasium = pytest.importorskip("gymnasium")
@@ -85,18 +85,63 @@ def test_openai_tool_call_actions_get_answered_by_id() -> None:
     assert assistant["tool_calls"][0]["function"]["name"] == "login_bank"
     assert (first["tool_call_id"], second["tool_call_id"]) == ("c1", "c2")
     assert json.loads(first["content"])["status"] is True
-    assert json.loads(second["content"])["error"] == "invalid_arguments"
-    assert info["call_errors"] == ["invalid_arguments"] and not (terminated or truncated)
+    assert json.loads(second["content"]) == {"error": "parse_error", "details": [],
+                                             "message": "arguments of get_balance are not valid JSON"}
+    assert info["call_errors"] == ["parse_error"] and not (terminated or truncated)
     openai_types = pytest.importorskip("openai.types.chat")
     from pydantic import TypeAdapter
 
     TypeAdapter(list[openai_types.ChatCompletionMessageParam]).validate_python(observation["messages"])
 
 
+
+class SendsOnce:
+    """A run's agent that sends one message of native tool calls, then answers."""
+
+    def __init__(self, calls: list[dict[str, Any]]) -> None:
+        self.calls, self.sent = calls, False
+
+    def act(self, conversation: Any, tools: Any) -> Turn:
+        if self.sent:
+            return Turn(text="done")
+        self.sent = True
+        return Turn(tool_calls=tuple(ToolCall(c["id"], c["function"]["name"], c["function"]["arguments"])
+                                     for c in self.calls))
+
+
+@pytest.mark.parametrize("arguments", [
+    ['{"customer_id": "C001", "password": "eve2024"}', '{"customer_id": ', "[1, 2]", "", '"{}"', "null"],
+    ['{"customer_id": "C001", "password": "eve2024"}', '{"customer_id": ' + "1" * 100 + "}"],
+    ['{"customer_id": "C001", "password": "eve2024"}', '{"customer_id": ' + "1" * 5_000 + "}"],
+    ["[" * 100_000],
+])
+def test_native_calls_are_answered_alike_by_the_env_a_run_and_the_world(arguments: list[str]) -> None:
+    """One reader of structured calls: the same message gets the same answers, call by call, whether an RL
+    loop steps it, a run's native protocol sends it, or a caller hands it to `World.run_openai`. (Before,
+    cut-off JSON was `invalid_arguments` in the env and the world, and `parse_error` in a run.)"""
+    names = ["login_bank", "get_balance", "list_accounts", "nope", "login_bank", "get_balance"]
+    calls = [{"id": f"c{i}", "type": "function", "function": {"name": names[i], "arguments": text}}
+             for i, text in enumerate(arguments)]
+    env = ToolEnv("banking", [STEP])
+    env.reset()
+    observation, *_ = env.step({"role": "assistant", "content": None, "tool_calls": calls})
+    by_env = [(m["tool_call_id"], m["content"]) for m in observation["messages"] if m["role"] == "tool"]
+    run_world, episode = run_episode(env.task, SendsOnce(calls), world=env.worlds.fork(STEP))
+    by_run = [(m.tool_call_id, m.content) for m in episode.messages if m.role == "tool"]
+    world = env.worlds.fork(STEP)
+    by_world = [(m["tool_call_id"], m["content"]) for m in world.run_openai(calls)]
+    assert by_env == by_run == by_world
+    assert len(by_env) == len(calls) and env.world.state() == run_world.state() == world.state()
+    if len(arguments) == 6:
+        errors = [json.loads(content).get("error") for _, content in by_env]
+        assert errors == [None, "parse_error", "parse_error", "unknown_tool", "parse_error", "invalid_arguments"]
+
+
 def test_model_written_arguments_never_break_a_step() -> None:
     """Argument text nested past the JSON decoder's stack or holding an integer Python will not convert, and a
-    message of more calls than `max_calls`: each call gets an error result answering its id, the episode goes
-    on, nothing ran. (Before, the first two raised out of `step` and the third failed pairing answers to calls.)"""
+    message of more calls than `max_calls`: each call gets an error result answering its id, nothing ran.
+    (Before, the first two raised out of `step` and the third failed pairing answers to calls.) The flood ends
+    the episode, as it ends a run's: going on would send every call back with each later request."""
     env = ToolEnv("banking", [STEP])
     env.reset()
     start = env.world.state()
@@ -105,7 +150,9 @@ def test_model_written_arguments_never_break_a_step() -> None:
         observation, _, terminated, truncated, info = env.step({"role": "assistant", "content": None,
                                                                 "tool_calls": [call]})
         answer = observation["messages"][-1]
-        assert answer["tool_call_id"] == "c1" and json.loads(answer["content"])["error"] == "invalid_arguments"
+        refusal = json.loads(answer["content"])
+        assert answer["tool_call_id"] == "c1" and refusal["error"] == "parse_error"
+        assert refusal["details"][0]["limit"] in ("max_message_chars", "max_int_digits")
         assert not (terminated or truncated)
     calls = [{"id": f"c{i}", "type": "function", "function": {"name": "login_bank", "arguments": "{}"}}
              for i in range(env.world.limits.max_calls + 1)]
@@ -114,7 +161,8 @@ def test_model_written_arguments_never_break_a_step() -> None:
     assert [a["tool_call_id"] for a in answers] == [c["id"] for c in calls]
     refusal = "more than 256 calls in one message (limit max_calls)"
     assert {json.loads(a["content"])["message"] for a in answers} == {refusal}
-    assert info["call_errors"] == ["parse_error"] and not (terminated or truncated)
+    assert info["call_errors"] == ["parse_error"] and info["stop_reason"] == "call limit"
+    assert terminated and not truncated
     assert env.world.state() == start
 
 

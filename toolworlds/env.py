@@ -22,11 +22,11 @@ from typing import Any, SupportsFloat
 import gymnasium
 
 from sandbox.calllog import CallRecord
-from sandbox.chat import ToolUse, answering, as_calls, field_of, openai_message, openai_uses, render_uses
+from sandbox.chat import field_of, openai_uses
 from sandbox.world import World
 from scenarios.family import Task
 
-from .agents import ChatMessage, Turn
+from .agents import ChatMessage, ToolCall, Turn
 from .episode_score import episode_score
 from .episodes import Episode, start_episode
 from .prebuilt import TaskWorlds
@@ -191,16 +191,16 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         """Send the agent's message; the observation gains it and its results in chat shape."""
         if self._request is None:
             raise RuntimeError("the episode is over: call reset()")
-        turn, assistant, uses = read_action(action)
+        turn, assistant = read_action(action)
         before_records, before_messages = len(self._episode.records), len(self._episode.messages)
         self._send(turn)
         records = self._episode.records[before_records:]
         for message in self._episode.messages[before_messages:]:
             if message.role == "assistant" and assistant is not None:
                 self._messages.append(assistant)
-            elif message.role == "tool" and uses is not None:
-                answers = answering(records, len(uses))  # a message refused whole answers every call
-                self._messages.extend(openai_message(use, record) for use, record in zip(uses, answers, strict=True))
+            elif message.tool_call_id is not None:  # the answer to one native call
+                self._messages.append({"role": "tool", "tool_call_id": message.tool_call_id,
+                                       "content": message.content})
             else:
                 self._messages.append({"role": message.role, "content": message.content})
         self._seen = len(self._episode.messages)
@@ -240,11 +240,11 @@ async def _answer(reply: Any) -> Any:
     return await reply if inspect.isawaitable(reply) else reply
 
 
-def read_action(action: Any) -> tuple[Turn, dict[str, Any] | None, list[ToolUse] | None]:
+def read_action(action: Any) -> tuple[Turn, dict[str, Any] | None]:
     """An action as the episode's `Turn`; for OpenAI tool calls also the assistant message (plain
-    dicts) and the calls with their ids, so each result answers its call."""
+    dicts) that the observation shows."""
     if isinstance(action, str):
-        return Turn.from_text(action), None, None
+        return Turn.from_text(action), None
     if not (isinstance(action, dict) or hasattr(action, "content") or hasattr(action, "tool_calls")):
         raise TypeError(f"an action is assistant text or a message with content and/or tool_calls, "
                         f"not {type(action).__name__}")
@@ -253,12 +253,14 @@ def read_action(action: Any) -> tuple[Turn, dict[str, Any] | None, list[ToolUse]
         raise TypeError("an assistant message's content must be text")
     uses = openai_uses(field_of(action, "tool_calls") or [])
     if not uses:
-        return Turn.from_text(content or ""), None, None
-    calls = [{"id": use.id, "type": "function",
-              "function": {"name": use.name, "arguments": use.arguments if isinstance(use.arguments, str)
-                           else json.dumps(use.arguments, ensure_ascii=False)}} for use in uses]
+        return Turn.from_text(content or ""), None
+    # Native calls, as a run with `--protocol native` takes them: the world answers the same, call by call.
+    tool_calls = tuple(ToolCall(use.id, use.name, use.arguments if isinstance(use.arguments, str)
+                                else json.dumps(use.arguments, ensure_ascii=False)) for use in uses)
+    calls = [{"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+             for call in tool_calls]
     assistant = {"role": "assistant", "content": content, "tool_calls": calls}
-    return Turn(calls=as_calls(uses), text=content or "", raw=render_uses(uses)), assistant, uses
+    return Turn(text=content or "", tool_calls=tool_calls), assistant
 
 
 # -- TRL ---------------------------------------------------------------------------------------

@@ -21,9 +21,8 @@ from typing import Any, Protocol
 
 from sandbox.bounds import printable_text, type_name
 from sandbox.calllog import CallRecord
-from sandbox.chat import answering, result_text
-from sandbox.errors import ParseError
-from sandbox.parsing import Call, decode_arguments, render_calls
+from sandbox.chat import ToolUse, answering, result_text, uses_json, uses_message
+from sandbox.parsing import Call, render_calls
 from sandbox.world import World
 from scenarios.family import task_hook
 
@@ -143,24 +142,19 @@ def _run_native(turn: Turn, world: World, episode: Episode) -> None:
     """Native tool calls: each result is a tool message answering its call's id.
 
     Calls whose arguments all read as JSON objects run as `Call`s; otherwise the world reads the
-    calls as one JSON message and refuses, in place, each it cannot read. Should the message as a
-    whole break a limit (one error for all), every call is answered with that error.
+    calls as one JSON message and refuses, in place, each it cannot read (`sandbox.chat.uses_message`,
+    as `World.run_openai` and `ToolEnv` do). Should the message as a whole break a limit (one error
+    for all), every call is answered with that error.
     """
-    calls: list[Call] = []
-    for tool_call in turn.tool_calls:
-        try:
-            calls.append(Call(tool_call.name, decode_arguments(tool_call.name, tool_call.arguments, world.limits)))
-        except ParseError:
-            break
+    message = uses_message(_uses(turn), world.limits)
+    records = world.execute(message)
     call_text: str | None = None
-    if len(calls) == len(turn.tool_calls):
-        records = world.execute(calls)
-        episode.process.append(render_calls(calls))
-    else:
-        call_text = _tool_calls_json(turn)
-        records = world.execute(call_text)
+    if isinstance(message, str):
+        call_text = message
         calls = [Call(r.tool, r.arguments) for r in records if type(r.tool) is str and isinstance(r.arguments, dict)]
-        episode.process.append(call_text)
+    else:
+        calls = message
+    episode.process.append(call_text if call_text is not None else render_calls(calls))
     episode.messages.append(ChatMessage("assistant", turn.text, tuple(calls), turn.tool_calls, source="agent",
                                         call_text=call_text, usage=turn.usage))
     episode.records.extend(records)
@@ -175,7 +169,7 @@ def _end_on_reply(episode: Episode, turn: Turn) -> None:
     elif turn.call_text is not None:
         text = turn.call_text
     elif turn.tool_calls:  # native calls, as the JSON message the world and the scorers read
-        text = _tool_calls_json(turn)
+        text = uses_json(_uses(turn))
     else:
         text = render_calls(turn.calls) if turn.calls else turn.text
     episode.messages.append(ChatMessage("assistant", turn.text if turn.tool_calls else text, turn.calls,
@@ -184,9 +178,8 @@ def _end_on_reply(episode: Episode, turn: Turn) -> None:
     episode.finished, episode.stop_reason = True, "single reply"
 
 
-def _tool_calls_json(turn: Turn) -> str:
-    return json.dumps({"tool_calls": [{"id": c.id, "function": {"name": c.name, "arguments": c.arguments}}
-                                      for c in turn.tool_calls]}, ensure_ascii=False)
+def _uses(turn: Turn) -> list[ToolUse]:
+    return [ToolUse(call.id, call.name, call.arguments) for call in turn.tool_calls]
 
 
 def _start(task: EpisodeTask, world: World | None, user: Any, max_steps: int, max_turns: int
