@@ -50,13 +50,13 @@ def test_error_text_is_printed_as_written_not_as_markup(monkeypatch: Any, tmp_pa
     from toolworlds import report_html
 
     def no_matplotlib() -> Any:
-        raise RuntimeError('HTML reports need matplotlib: pip install "toolworlds[report]"')
+        raise RuntimeError('HTML reports need matplotlib: pip install -e ".[report]" in the toolworlds checkout')
 
     url = f"sqlite:///{tmp_path / 'runs.db'}"
     assert runner.invoke(app, ["run", "--db", url, "--limit", "1", "--lang", "en"]).exit_code == 0
     monkeypatch.setattr(report_html, "pyplot", no_matplotlib)
     failed = runner.invoke(app, ["report", "--db", url, "--html", str(tmp_path / "r.html")])
-    assert failed.exit_code == 2 and 'pip install "toolworlds[report]"' in failed.output
+    assert failed.exit_code == 2 and 'pip install -e ".[report]" in the toolworlds checkout' in failed.output
 
 
 def test_the_replay_table_prints_its_texts_as_written(monkeypatch: Any) -> None:

@@ -812,7 +812,7 @@ def serve(
     try:
         from . import mcp_server
     except ImportError:
-        raise fail('serving MCP needs the mcp package: pip install "toolworlds[mcp]"') from None
+        raise fail('serving MCP needs the mcp package: pip install -e ".[mcp]" in the toolworlds checkout') from None
     try:
         hosted = mcp_server.WorldHost(family_name, task=task, lang=lang, seed=seed, data=data)
         if transport == "http":

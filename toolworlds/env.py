@@ -1,6 +1,6 @@
 """Worlds as RL environments: `ToolEnv` in the gymnasium API, and a class for TRL's `environment_factory`.
 
-Optional: needs `gymnasium` (`pip install "toolworlds[rl]"`). An episode is one task of a
+Optional: needs `gymnasium` (`pip install -e ".[rl]"` in the toolworlds checkout). An episode is one task of a
 family; the conversation is the one `run_episode` holds (`toolworlds.episodes`), driven a
 step at a time: an action is the assistant's message, the observation is every chat message
 so far, and the scripted (or given) user answers in between on multi-turn tasks. Each reset

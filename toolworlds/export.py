@@ -129,7 +129,8 @@ def write_export(store: RunStore, run_id: str, fmt: str, path: Path) -> int:
             import pyarrow as pa
             import pyarrow.parquet as pq
         except ImportError:
-            raise RuntimeError('parquet export needs pyarrow: pip install "toolworlds[export]"') from None
+            raise RuntimeError('parquet export needs pyarrow: '
+                               'pip install -e ".[export]" in the toolworlds checkout') from None
         rows = [{**r, "tools": json.dumps(r["tools"], ensure_ascii=False)} for r in records]
         pq.write_table(pa.Table.from_pylist(rows), path)
         return len(records)

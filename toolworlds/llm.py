@@ -1,6 +1,6 @@
 """Models behind any OpenAI-compatible endpoint, as agents or as simulated users.
 
-Optional: needs the `openai` package (`pip install "toolworlds[llm]"`). Tests point it at
+Optional: needs the `openai` package (`pip install -e ".[llm]"` in the toolworlds checkout). Tests point it at
 a local fake server; nothing here is used unless asked for.
 
 An endpoint is the least reliable part of a run, and what it sends is read as warily as
@@ -168,7 +168,8 @@ class ChatClient:
         try:
             import openai  # noqa: F401  (each attempt's thread uses it)
         except ImportError as exc:  # pragma: no cover - exercised only without the extra
-            raise RuntimeError('LLM agents need the openai package: pip install "toolworlds[llm]"') from exc
+            raise RuntimeError('LLM agents need the openai package: '
+                               'pip install -e ".[llm]" in the toolworlds checkout') from exc
         if self._client is None:  # found or made once: an SDK client holds its own connection pool
             clients = self.clients if self.clients is not None else SdkClients()  # without a worker's: its own
             self._client = clients.client(self.base_url, self.api_key, self.timeout, self.retries)

@@ -1,6 +1,6 @@
 """An MCP server for a world: every tool with its schema and annotations, one world per session.
 
-Optional: needs the `mcp` package (`pip install "toolworlds[mcp]"`). Built on the official
+Optional: needs the `mcp` package (`pip install -e ".[mcp]"` in the toolworlds checkout). Built on the official
 SDK's low-level `Server`, so each `tools/call` is one `World.call` in the session's world:
 refusals, invalid arguments and unknown tools come back as results with `isError: true` and
 the structured error text, so the model can correct itself.

@@ -303,7 +303,8 @@ def pyplot() -> Any:
     try:
         import matplotlib
     except ImportError as exc:
-        raise RuntimeError('HTML reports need matplotlib: pip install "toolworlds[report]"') from exc
+        raise RuntimeError('HTML reports need matplotlib: '
+                           'pip install -e ".[report]" in the toolworlds checkout') from exc
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

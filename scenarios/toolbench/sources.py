@@ -133,7 +133,8 @@ def _parquet_rows(path: Path) -> Iterator[_Row]:
     try:
         import pyarrow.parquet as parquet
     except ImportError:
-        raise LookupError('parquet task files need pyarrow: pip install "toolworlds[huggingface]"') from None
+        raise LookupError('parquet task files need pyarrow: '
+                          'pip install -e ".[huggingface]" in the toolworlds checkout') from None
     try:
         batches = parquet.read_table(path).to_batches()
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid (a ValueError): no parquet file, or a corrupt one
@@ -151,7 +152,7 @@ def _hub_rows(spec: str, cache_dir: str | Path | None) -> Iterator[_Row]:
         import datasets
     except ImportError:
         raise LookupError('reading a Hugging Face dataset needs the datasets package: '
-                          'pip install "toolworlds[huggingface]"') from None
+                          'pip install -e ".[huggingface]" in the toolworlds checkout') from None
     try:
         dataset = datasets.load_dataset(name, split=split or DEFAULT_SPLIT,
                                         cache_dir=None if cache_dir is None else str(cache_dir))
