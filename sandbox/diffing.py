@@ -198,7 +198,7 @@ def _scalar_list_differences(expected: list[Any], actual: list[Any], path: list[
         return _paired_by_index(expected, actual, at)
     if len(aligned) > 1 and len(aligned) >= _paired_count(expected, actual):
         return _paired_by_index(expected, actual, at)
-    return _merged_moves(aligned)
+    return _merged_at_one_index(aligned)
 
 
 # Steps of difflib's longest-match search (one per candidate position it visits) allowed for
@@ -280,7 +280,7 @@ def _unexpected(at: str, index: int, value: Any) -> FieldDifference:
     return FieldDifference(f"{at}[{index}]", "unexpected", None, value)
 
 
-def _merged_moves(found: list[FieldDifference]) -> list[FieldDifference]:
+def _merged_at_one_index(found: list[FieldDifference]) -> list[FieldDifference]:
     """An index both missing and unexpected is one change, as deepdiff reports it."""
     missing = {d.path: d for d in found if d.kind == "missing"}
     unexpected = {d.path: d for d in found if d.kind == "unexpected"}
@@ -288,7 +288,7 @@ def _merged_moves(found: list[FieldDifference]) -> list[FieldDifference]:
     if not both:
         return found
     kept = [d for d in found if d.path not in both or d.kind not in ("missing", "unexpected")]
-    kept.extend(FieldDifference(p, "changed", missing[p].expected, unexpected[p].actual) for p in both)
+    kept.extend(FieldDifference(p, "changed", missing[p].expected, unexpected[p].actual) for p in missing if p in both)
     return kept
 
 

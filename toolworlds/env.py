@@ -1,10 +1,10 @@
 """Worlds as RL environments: `ToolEnv` in the gymnasium API, and a class for TRL's `environment_factory`.
 
-Optional: needs `gymnasium` (`pip install -e ".[rl]"` in the toolworlds checkout). An episode is one task of a
-family; the conversation is the one `run_episode` holds (`toolworlds.episodes`), driven a
-step at a time: an action is the assistant's message, the observation is every chat message
-so far, and the scripted (or given) user answers in between on multi-turn tasks. Each reset
-forks the task's prebuilt world, so starting an episode never rebuilds one.
+Optional: needs `gymnasium` (`pip install -e ".[rl]"` in the toolworlds checkout). An episode is one
+task of a family; the conversation is the one `run_episode` holds (`toolworlds.episodes`), driven a
+step at a time: an action is the assistant's message, the observation is every chat message so far,
+and the scripted (or given) user answers in between on multi-turn tasks. Each reset forks the task's
+prebuilt world, so starting an episode never rebuilds one.
 
 The reward, given when the episode ends, is the end-state verdict (1.0 when the world ends
 in the task's ground-truth state); `info["score"]` names its parts (state fraction, process

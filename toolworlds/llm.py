@@ -1,7 +1,7 @@
 """Models behind any OpenAI-compatible endpoint, as agents or as simulated users.
 
-Optional: needs the `openai` package (`pip install -e ".[llm]"` in the toolworlds checkout). Tests point it at
-a local fake server; nothing here is used unless asked for.
+Optional: needs the `openai` package (`pip install -e ".[llm]"` in the toolworlds checkout). Tests
+point it at a local fake server; nothing here is used unless asked for.
 
 An endpoint is the least reliable part of a run, and what it sends is read as warily as
 model output. Each request attempt is bounded as a whole, connect to last byte, by `timeout`

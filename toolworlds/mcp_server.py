@@ -1,8 +1,8 @@
 """An MCP server for a world: every tool with its schema and annotations, one world per session.
 
-Optional: needs the `mcp` package (`pip install -e ".[mcp]"` in the toolworlds checkout). Built on the official
-SDK's low-level `Server`, so each `tools/call` is one `World.call` in the session's world:
-refusals, invalid arguments and unknown tools come back as results with `isError: true` and
+Optional: needs the `mcp` package (`pip install -e ".[mcp]"` in the toolworlds checkout). Built on
+the official SDK's low-level `Server`, so each `tools/call` is one `World.call` in the session's
+world: refusals, invalid arguments and unknown tools come back as results with `isError: true` and
 the structured error text, so the model can correct itself.
 
 Sessions: over stdio the process is the session (its client started it). Over streamable

@@ -25,8 +25,8 @@ actor holds the run's permits for the endpoint; every request of every worker wa
 one, so a cluster of many workers does not flood an endpoint that takes a few requests
 at a time. Permits a dead worker held are given back when its death is noticed.
 
-Ray is an optional dependency (`pip install -e ".[ray]"` in the toolworlds checkout), imported only here and
-only when a ray run starts. A Ray this module starts itself (no `address`) serves this run
+Ray is an optional dependency (`pip install -e ".[ray]"` in the toolworlds checkout), imported only
+here and only when a ray run starts. A Ray this module starts itself (no `address`) serves this run
 alone, so it is started listening on the loopback interface only.
 """
 
