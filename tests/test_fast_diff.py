@@ -92,7 +92,7 @@ def _old_comparison(monkeypatch: pytest.MonkeyPatch, expected: Any, actual: Any,
         return compare_states(expected, actual, mode=mode)  # type: ignore[arg-type]
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edited_pairs())
 def test_the_walk_reports_what_deepdiff_reports_on_edited_states(pair: tuple[dict, dict]) -> None:
     expected, actual = pair
@@ -151,7 +151,7 @@ def test_every_acebench_replay_compares_as_before(monkeypatch: pytest.MonkeyPatc
 LIST_ITEMS = st.sampled_from(["a", "b", "", "1", 1, 1.0, 0, True, False, None, 2.5, float("nan")])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(LIST_ITEMS, min_size=1, max_size=9), st.lists(LIST_ITEMS, min_size=1, max_size=9))
 def test_lists_of_scalars_are_aligned_as_deepdiff_aligns_them(expected: list, actual: list) -> None:
     assert _shown(diff_states({"l": expected}, {"l": actual})) == _shown(deep_diff_states({"l": expected},

@@ -35,7 +35,7 @@ from sandbox.parsing import (
 
 pytestmark = pytest.mark.long_running  # collected first: see tests/conftest.py
 
-SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 NAMES = st.sampled_from(["f", "get_user", "a.b", "Tool_2", "if", "True", "null", "__debug__", "match", "x" * 130])
 KEYS = st.sampled_from(["a", "name", "b2", "_x", "class", "None", "true", "__debug__", "type"])

@@ -39,14 +39,14 @@ def _found(match: re.Match[str] | None) -> object:
     return match and (match.span(), match.groups())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(FENCE_TEXT)
 def test_the_bounded_fence_patterns_read_what_the_plain_ones_read(text: str) -> None:
     assert _found(_FENCE.search(text)) == _found(PLAIN_FENCE.search(text))
     assert _blocks(text) == PLAIN_BLOCK.findall(text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(NUMBER_TEXT)
 def test_the_number_pattern_reads_what_the_plain_one_reads(text: str) -> None:
     assert _found(_NUMBER.fullmatch(text)) == _found(PLAIN_NUMBER.fullmatch(text))
