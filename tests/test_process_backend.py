@@ -373,6 +373,38 @@ def test_a_pool_that_breaks_runs_its_episodes_again_on_a_new_one_and_gives_up_on
     assert not multiprocessing.active_children()
 
 
+
+@pytest.mark.parametrize("refused", ["while the pool is filled", "when a dead worker's episode is sent again"])
+def test_a_pool_that_breaks_while_episodes_are_handed_to_it_runs_them_again_on_a_new_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: str) -> None:
+    """pebble refuses to take an episode (`RuntimeError`) once a process of its pool died with no episode
+    running; it can happen between two episodes handed to a new pool, or to the retry of an episode whose
+    process died. (A clean-clone CI run met the first: the run stopped with pebble's error.)"""
+    from pebble import ProcessPool
+
+    tasks = load_tasks("en")[:4]
+    victim = tasks[1].id if refused.startswith("when") else ""
+    agent, _ = plug_in_agent(tmp_path, monkeypatch, victim)
+    schedule = ProcessPool.schedule
+    calls: list[int] = []
+
+    def breaks_once(pool: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == (2 if not victim else len(tasks) + 1):  # the second episode, or the first retry
+            raise RuntimeError("Unexpected error within the Pool")
+        return schedule(pool, *args, **kwargs)
+
+    monkeypatch.setattr(ProcessPool, "schedule", breaks_once)
+    episodes = execute_run(RunStore(f"sqlite:///{tmp_path / 'runs.db'}"), "r", [TaskSet("banking", "en", tasks)],
+                           AgentSpec(agent), backend=ProcessBackend(2))
+    by_id = {e.task_id: e for e in episodes}
+    assert len(calls) > (2 if not victim else len(tasks) + 1)  # the refusal happened, and the run went on
+    assert sorted(by_id) == sorted(t.id for t in tasks)
+    assert all(by_id[t.id].success and by_id[t.id].error is None for t in tasks if t.id != victim)
+    if victim:  # its deaths are still counted across pools: three in all
+        assert by_id[victim].error == "worker: the worker process running it died 3 times; last: exit code 3"
+    assert not multiprocessing.active_children()
+
 def test_endpoint_permits_are_file_locks_a_dead_holder_gives_back_or_else_a_shared_semaphore(tmp_path: Path) -> None:
     from toolworlds.process_backend import FilePermits, endpoint_permits
 

@@ -111,8 +111,13 @@ class _PoolRun:
             pool = ProcessPool(max_workers=min(self.size, len(todo)), initializer=_end_with_driver,
                                initargs=(os.getpid(),))
             try:
-                futures = {self._schedule(pool, index): index for index in todo}
-                todo, broken, finished = [], "", False
+                broken, finished = "", False
+                try:
+                    futures = {self._schedule(pool, index): index for index in todo}
+                except _PoolBroke as exc:  # none of this pool's episodes will be answered for: all run again
+                    futures, broken = {}, str(exc)
+                else:
+                    todo = []
                 while futures:
                     done, _ = wait(futures, timeout=BROKEN_CHECK_SECONDS, return_when=FIRST_COMPLETED)
                     if not done and not pool.active:  # broken with episodes it will never answer for
@@ -131,7 +136,11 @@ class _PoolRun:
                         except ProcessExpired as exc:
                             self.deaths[index] += 1
                             if self.deaths[index] < self.attempts:
-                                futures[self._schedule(pool, index)] = index
+                                try:
+                                    futures[self._schedule(pool, index)] = index
+                                except _PoolBroke as broke:
+                                    todo.append(index)
+                                    broken = str(broke)
                                 continue
                             times = "time" if self.deaths[index] == 1 else "times"
                             outcome = failed_outcome(name, task, f"worker: the worker process running it died "
@@ -157,10 +166,19 @@ class _PoolRun:
                 return
 
     def _schedule(self, pool: Any, index: int) -> Future[Outcome]:
+        """The episode handed to `pool`; `_PoolBroke` when the pool broke first (a process of it died while
+        no episode was running), which pebble tells by refusing with a `RuntimeError`."""
         name, task, mode, trial = self.pending[index]
-        future: Future[Outcome] = pool.schedule(_run_in_pool, args=(name, task, self.spec, mode, self.gate, trial),
-                                                timeout=self.time_limit)
+        try:
+            future: Future[Outcome] = pool.schedule(_run_in_pool, args=(name, task, self.spec, mode, self.gate,
+                                                                        trial), timeout=self.time_limit)
+        except RuntimeError as exc:
+            raise _PoolBroke(f"the process pool broke while episodes were handed to it ({exc})") from None
         return future
+
+
+class _PoolBroke(Exception):
+    """The pool refused an episode: it broke while episodes were being handed to it."""
 
 
 def _ending(code: Any) -> str:
