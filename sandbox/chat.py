@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .bounds import InputLimits
 from .calllog import CallRecord
@@ -102,7 +102,18 @@ def run_uses(world: World, uses: Iterable[ToolUse]) -> list[tuple[ToolUse, CallR
     return list(zip(listed, answering(records, len(listed)), strict=True))
 
 
-def uses_message(uses: Sequence[ToolUse], limits: InputLimits) -> list[Call] | str:
+class StructuredCall(Protocol):
+    """What the readers below need of a structured call: a `ToolUse`, or a runner's record of one as sent."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def arguments(self) -> Any: ...
+
+
+def uses_message(uses: Sequence[StructuredCall], limits: InputLimits) -> list[Call] | str:
     """The message the world runs for structured calls: their `Call`s when every call's arguments read as
     a JSON object (text decoded within `limits`, as `decode_arguments` decodes a JSON call's; no text or
     null is no arguments), else the calls as a JSON `tool_calls` message (`uses_json`), which the world
@@ -125,7 +136,7 @@ def uses_message(uses: Sequence[ToolUse], limits: InputLimits) -> list[Call] | s
     return calls
 
 
-def uses_json(uses: Iterable[ToolUse]) -> str:
+def uses_json(uses: Iterable[StructuredCall]) -> str:
     """Structured calls as one JSON message of `tool_calls`, arguments as given: what the world reads
     when it reads them as text, and what a transcript replays."""
     return json.dumps({"tool_calls": [{"id": use.id, "function": {"name": use.name, "arguments": use.arguments}}

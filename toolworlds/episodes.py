@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from sandbox.bounds import printable_text, type_name
 from sandbox.calllog import CallRecord
-from sandbox.chat import ToolUse, answering, result_text, uses_json, uses_message
+from sandbox.chat import answering, result_text, uses_json, uses_message
 from sandbox.parsing import Call, render_calls
 from sandbox.world import World
 from scenarios.family import task_hook
@@ -146,7 +146,7 @@ def _run_native(turn: Turn, world: World, episode: Episode) -> None:
     as `World.run_openai` and `ToolEnv` do). Should the message as a whole break a limit (one error
     for all), every call is answered with that error.
     """
-    message = uses_message(_uses(turn), world.limits)
+    message = uses_message(turn.tool_calls, world.limits)
     records = world.execute(message)
     call_text: str | None = None
     if isinstance(message, str):
@@ -169,17 +169,13 @@ def _end_on_reply(episode: Episode, turn: Turn) -> None:
     elif turn.call_text is not None:
         text = turn.call_text
     elif turn.tool_calls:  # native calls, as the JSON message the world and the scorers read
-        text = uses_json(_uses(turn))
+        text = uses_json(turn.tool_calls)
     else:
         text = render_calls(turn.calls) if turn.calls else turn.text
     episode.messages.append(ChatMessage("assistant", turn.text if turn.tool_calls else text, turn.calls,
                                         turn.tool_calls, source="agent", usage=turn.usage))
     episode.process.append(text)
     episode.finished, episode.stop_reason = True, "single reply"
-
-
-def _uses(turn: Turn) -> list[ToolUse]:
-    return [ToolUse(call.id, call.name, call.arguments) for call in turn.tool_calls]
 
 
 def _start(task: EpisodeTask, world: World | None, user: Any, max_steps: int, max_turns: int
