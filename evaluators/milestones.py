@@ -70,19 +70,23 @@ class ProcessReport:
 
 def value_similarity(expected: Any, actual: Any, tolerance: float = 0.0) -> float:
     """1.0 for a match, 0.0 for none; containers score the mean of their parts."""
+    kind = type(expected)
+    # Two values of one common type are read without the abstract-class tests below (a long log asks this
+    # of every call); the readings are theirs.
+    if kind is type(actual) and (kind is str or kind is int or kind is dict):
+        if kind is str:
+            return 1.0 if expected == actual or standardize(expected) == standardize(actual) else 0.0
+        if kind is int:
+            return _number_similarity(expected, actual, tolerance)
+        return _mapping_similarity(expected, actual, tolerance)
     if isinstance(expected, bool) or isinstance(actual, bool):
         return 1.0 if expected is actual else 0.0
     if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
-        if expected == actual:
-            return 1.0
-        return 1.0 if tolerance and abs(actual - expected) <= tolerance * max(abs(expected), 1e-12) else 0.0
+        return _number_similarity(expected, actual, tolerance)
     if isinstance(expected, str) and isinstance(actual, str):
         return 1.0 if standardize(expected) == standardize(actual) else 0.0
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
-        if not expected:
-            return 1.0 if not actual else 0.0
-        return sum(value_similarity(v, actual[k], tolerance) if k in actual else 0.0
-                   for k, v in expected.items()) / len(expected)
+        return _mapping_similarity(expected, actual, tolerance)
     if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
         if len(expected) != len(actual):
             return 0.0
@@ -92,11 +96,24 @@ def value_similarity(expected: Any, actual: Any, tolerance: float = 0.0) -> floa
     return 1.0 if expected == actual else 0.0
 
 
+def _number_similarity(expected: float, actual: float, tolerance: float) -> float:
+    if expected == actual:
+        return 1.0
+    return 1.0 if tolerance and abs(actual - expected) <= tolerance * max(abs(expected), 1e-12) else 0.0
+
+
+def _mapping_similarity(expected: Mapping[Any, Any], actual: Mapping[Any, Any], tolerance: float) -> float:
+    if not expected:
+        return 1.0 if not actual else 0.0
+    return sum(value_similarity(v, actual[k], tolerance) if k in actual else 0.0
+               for k, v in expected.items()) / len(expected)
+
+
 def call_similarity(milestone: Milestone, record: CallRecord) -> float:
     if record.error is not None or record.tool != milestone.tool:
         return 0.0
     arguments = record.arguments if isinstance(record.arguments, Mapping) else {}
-    score = value_similarity(dict(milestone.arguments), dict(arguments), milestone.tolerance)
+    score = value_similarity(milestone.arguments, arguments, milestone.tolerance)
     if milestone.match == "exact" and arguments:
         extra = set(arguments) - set(milestone.arguments)
         score *= len(milestone.arguments) / max(len(milestone.arguments) + len(extra), 1) if extra else 1.0
@@ -119,7 +136,12 @@ def evaluate_process(
     graph = graphlib.TopologicalSorter({m.id: set(m.after) for m in milestones})
     order = list(graph.static_order())  # raises CycleError for a cycle
     by_id = {m.id: m for m in milestones}
-    similarities = {m.id: [call_similarity(m, r) for r in log] for m in milestones}
+    # Only a call to a milestone's tool that did not fail can resemble it: each milestone reads those alone.
+    calls_to: dict[Any, list[int]] = {}
+    for index, record in enumerate(log):
+        if record.error is None:
+            calls_to.setdefault(record.tool, []).append(index)
+    similarities = {m.id: _similarities(m, log, calls_to.get(m.tool, ())) for m in milestones}
     assignment = _best_assignment(order, by_id, similarities, len(log))
     results = tuple(_milestone_result(m.id, similarities[m.id], assignment.get(m.id), log) for m in milestones)
     hit = tuple(mine.id for mine in minefields if _triggered(mine, log, end_state))
@@ -132,7 +154,17 @@ def evaluate_process(
     return ProcessReport(score, results, hit)
 
 
-def _milestone_result(name: str, row: Sequence[float], call: int | None, log: Sequence[CallRecord]
+def _similarities(milestone: Milestone, log: Sequence[CallRecord], candidates: Sequence[int]) -> dict[int, float]:
+    """The milestone's similarity to each call that resembles it at all, by the call's index in the log."""
+    row = {}
+    for index in candidates:
+        similarity = call_similarity(milestone, log[index])
+        if similarity > 0:
+            row[index] = similarity
+    return row
+
+
+def _milestone_result(name: str, row: Mapping[int, float], call: int | None, log: Sequence[CallRecord]
                       ) -> MilestoneResult:
     if call is None:
         return MilestoneResult(name, 0.0, None)
@@ -143,17 +175,13 @@ def _milestone_result(name: str, row: Sequence[float], call: int | None, log: Se
 _UNITS = 10**6
 
 
-@dataclass(frozen=True, slots=True)
-class _Link:
-    """One step of a partial assignment (milestone position, call index), and the steps before it."""
-
-    milestone: int
-    call: int
-    before: _Link | None
+# One step of a partial assignment: (total gain so far, milestone position, call index, the step before).
+# A plain tuple: the pass over a long log makes one for every better way it finds to reach a set.
+_Step = tuple[int, int, int, "_Step | None"]
 
 
 def _best_assignment(order: Sequence[str], by_id: Mapping[str, Milestone],
-                     similarities: Mapping[str, Sequence[float]], calls: int) -> dict[str, int]:
+                     similarities: Mapping[str, Mapping[int, float]], calls: int) -> dict[str, int]:
     """The call each matched milestone is given (unmatched ones are absent): the assignment of
     greatest total similarity that uses each call once, gives a milestone a call only if every
     milestone it comes `after` has an earlier one, and never uses a call of similarity 0.
@@ -177,8 +205,8 @@ def _best_assignment(order: Sequence[str], by_id: Mapping[str, Milestone],
     return {order[milestone]: call for milestone, call in chosen.items()}
 
 
-def _gains(rows: Sequence[Sequence[float]], calls: int) -> list[dict[int, int]]:
-    """For each milestone, what matching each call of positive similarity gains over no match.
+def _gains(rows: Sequence[Mapping[int, float]], calls: int) -> list[dict[int, int]]:
+    """For each milestone, what matching each call of positive similarity (`rows`, by call) gains over no match.
 
     The gain is `similarity units * B**n` plus a tie-break below that: the milestone's preference
     rank of the call, counted from the bottom, times `B**(n-1-k)` for the k-th milestone (B exceeds
@@ -190,7 +218,7 @@ def _gains(rows: Sequence[Sequence[float]], calls: int) -> list[dict[int, int]]:
     unit = base**count
     gains = []
     for k, row in enumerate(rows):
-        options = sorted(((similarity, index) for index, similarity in enumerate(row) if similarity > 0),
+        options = sorted(((similarity, index) for index, similarity in row.items() if similarity > 0),
                          reverse=True)
         place = base ** (count - 1 - k)
         gains.append({index: round(similarity * _UNITS) * unit + (len(options) - rank) * place
@@ -280,26 +308,29 @@ def _assign_in_order(gains: Sequence[Mapping[int, int]], prerequisites: Sequence
     for milestone, row in enumerate(gains):
         for call in row:
             by_call.setdefault(call, []).append(milestone)
-    best: dict[int, tuple[int, _Link | None]] = {0: (0, None)}
+    best: dict[int, _Step] = {0: (0, -1, -1, None)}
     for call in sorted(by_call):
-        reached: dict[int, tuple[int, _Link | None]] = {}
-        for matched, (total, link) in best.items():
-            for milestone in by_call[call]:
-                bit = 1 << milestone
-                if matched & bit or prerequisites[milestone] & ~matched:
+        reached: dict[int, _Step] = {}
+        for milestone in by_call[call]:
+            bit, wanted = 1 << milestone, prerequisites[milestone]
+            # A set can take the milestone when it holds all the milestone's prerequisites and not itself.
+            tested, gain = bit | wanted, gains[milestone][call]
+            for matched, step in best.items():
+                if matched & tested != wanted:
                     continue
-                gain = total + gains[milestone][call]
+                total = step[0] + gain
                 known = reached.get(matched | bit)
-                if known is None or gain > known[0]:
-                    reached[matched | bit] = (gain, _Link(milestone, call, link))
-        for matched, entry in reached.items():
+                if known is None or total > known[0]:
+                    reached[matched | bit] = (total, milestone, call, step)
+        for matched, step in reached.items():
             known = best.get(matched)
-            if known is None or entry[0] > known[0]:
-                best[matched] = entry
+            if known is None or step[0] > known[0]:
+                best[matched] = step
     chosen: dict[int, int] = {}
-    link = max(best.values(), key=lambda entry: entry[0])[1]
-    while link is not None:
-        chosen[link.milestone], link = link.call, link.before
+    last: _Step | None = max(best.values(), key=lambda step: step[0])
+    while last is not None and last[3] is not None:
+        chosen[last[1]] = last[2]
+        last = last[3]
     return chosen
 
 

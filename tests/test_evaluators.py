@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 from typer.testing import CliRunner
@@ -457,6 +457,56 @@ def banking_log(*messages: str) -> list:
     for message in messages:
         world.execute(message)
     return list(world.log)
+
+
+def plain_similarity(expected: Any, actual: Any, tolerance: float) -> float:
+    """Milestone value similarity read plainly, by the abstract types alone: what the evaluator's shortcuts
+    for common types must agree with."""
+    from collections.abc import Mapping
+
+    from evaluators.acebench import standardize
+
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return 1.0 if expected is actual else 0.0
+    if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
+        if expected == actual:
+            return 1.0
+        return 1.0 if tolerance and abs(actual - expected) <= tolerance * max(abs(expected), 1e-12) else 0.0
+    if isinstance(expected, str) and isinstance(actual, str):
+        return 1.0 if standardize(expected) == standardize(actual) else 0.0
+    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
+        if not expected:
+            return 1.0 if not actual else 0.0
+        return sum(plain_similarity(v, actual[k], tolerance) if k in actual else 0.0
+                   for k, v in expected.items()) / len(expected)
+    if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
+        if len(expected) != len(actual):
+            return 0.0
+        if not expected:
+            return 1.0
+        return sum(plain_similarity(e, a, tolerance) for e, a in zip(expected, actual, strict=True)) / len(expected)
+    return 1.0 if expected == actual else 0.0
+
+
+_SIMILAR_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, 1.0, 2.5, -1.0]),
+                            st.sampled_from(["a", "A", " a", "it's", 'it"s']))
+_SIMILAR_VALUES = st.recursive(_SIMILAR_LEAVES, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.lists(inner, max_size=3).map(tuple),
+    st.dictionaries(st.sampled_from(["a", "b", 1]), inner, max_size=3)), max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SIMILAR_VALUES, _SIMILAR_VALUES, st.sampled_from([0.0, 0.5]))
+@example("a", " A", 0.0)
+@example({"a": "it's", 1: [2, True]}, {"a": 'it"s', 1: [3, 1]}, 0.5)
+@example(1, True, 0.0)
+@example(2, 2.0, 0.0)
+def test_milestone_value_similarity_reads_common_types_as_the_plain_reading_does(
+        expected: Any, actual: Any, tolerance: float) -> None:
+    from evaluators.milestones import value_similarity
+
+    assert value_similarity(expected, actual, tolerance) == plain_similarity(expected, actual, tolerance)
+    assert value_similarity(expected, expected, tolerance) == plain_similarity(expected, expected, tolerance)
 
 
 def test_milestones_follow_the_dag_and_report_each_match() -> None:
