@@ -103,6 +103,19 @@ def valid_text(text: str) -> bool:
     return True
 
 
+def exception_line(exc: BaseException, limit: int = 500) -> str:
+    """`Type: message` on one printable line, for an error record or a failed episode: whatever raised
+    may carry a message that fails to format, spans lines, or runs to megabytes (cut at `limit`)."""
+    try:
+        message = str(exc)
+    except Exception:
+        message = ""
+    message = " ".join(message.split()) if type(message) is str else ""
+    if len(message) > limit:
+        message = message[:limit - 3] + "..."
+    return printable_text(f"{type_name(exc)}: {message}" if message else type_name(exc))
+
+
 def printable_text(text: str) -> str:
     """`text` with lone surrogates written as `\\udxxx` escapes, so it can be stored and shown."""
     return text if valid_text(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from . import chat
 from .app import App
-from .bounds import DEFAULT_LIMITS, InputLimits, LimitExceeded, printable_text, type_name, valid_text
+from .bounds import DEFAULT_LIMITS, InputLimits, LimitExceeded, exception_line, printable_text, type_name, valid_text
 from .calllog import CallError, CallLog, CallRecord
 from .clock import DEFAULT_START, SimClock
 from .diffing import diff_states
@@ -202,7 +202,7 @@ class World:
             except Exception as exc:  # a crash inside a tool is a world bug, not the agent's
                 journal.rollback()
                 clock._now, rng.draws = now, draws
-                error = CallError("internal_error", f"{spec.name} failed: {_exception_text(exc)}")
+                error = CallError("internal_error", f"{spec.name} failed: {exception_line(exc)}")
                 return self._record(spec.name, spec.app, raw, validated, None, error, False, now)
             except BaseException:
                 journal.rollback()
@@ -403,7 +403,7 @@ class World:
     def _failed(self, name: Any, exc: Exception) -> CallRecord:
         """The record of a call the engine itself could not handle; built from nothing the caller sent but
         the name, so it cannot fail the same way. Nothing ran, so there is nothing to undo."""
-        error = CallError("internal_error", f"the world could not handle this call: {_exception_text(exc)}")
+        error = CallError("internal_error", f"the world could not handle this call: {exception_line(exc)}")
         tool = self._shown_name(name) if name is not None else None
         return self._record(tool, None, None, None, None, error, False)
 
@@ -437,16 +437,3 @@ the dict's owner slot says nothing else)."""
 def _own_ids(ids: TrackedDict) -> TrackedDict:
     setattr(ids, OWNER, _OWN)
     return ids
-
-
-def _exception_text(exc: BaseException) -> str:
-    """`Type: message` for an error record; the message may itself fail to format, or be huge."""
-    try:
-        text = str(exc)
-    except Exception:
-        text = "(its message could not be read)"
-    if type(text) is not str:
-        text = "(its message could not be read)"
-    if len(text) > 500:
-        text = text[:497] + "..."
-    return printable_text(f"{type_name(exc)}: {text}")

@@ -372,3 +372,37 @@ def test_refusing_a_long_container_reads_no_further_than_the_bound(arguments: di
     assert visited <= 2
     world = acebench_world()
     refused(world, "add_reminder", {"description": "d", "time": "2024-07-15 09:30", **arguments}, "max_items")
+
+
+def test_a_failure_is_one_printable_line_in_a_call_record_and_in_an_episode() -> None:
+    """A crashing tool's record and a failed episode say what raised the same way: `Type: message` on one
+    line, cut at 500 characters, lone surrogates escaped, the type alone when the message cannot be read."""
+    from sandbox import App, StateModel, tool
+    from sandbox.bounds import exception_line
+    from scenarios.banking.family import load_tasks
+    from toolworlds.episodes import run_episode
+
+    message = "first line\n\tsecond\ud800 " + "x" * 2_000
+    line = exception_line(ValueError(message))
+    assert line.startswith("ValueError: first line second\\ud800 xxx") and line.endswith("...")
+    assert len(line) == len("ValueError: ") + 500 + len("\\ud800") - 1 and "\n" not in line
+    assert exception_line(BadMessage()) == "BadMessage"
+
+    class Empty(StateModel):
+        pass
+
+    class Crashing(App[Empty]):
+        @tool
+        def crash(self) -> int:
+            """Fail with a long, many-line message."""
+            raise ValueError(message)
+
+    record = World([Crashing()]).call("crash", {})
+    assert record.error is not None and record.error.message == f"crash failed: {line}"
+
+    class Agent:
+        def act(self, conversation: Any, tools: Any) -> Any:
+            raise ValueError(message)
+
+    _, episode = run_episode(load_tasks("en")[0], Agent())
+    assert episode.error == f"agent: {line}"

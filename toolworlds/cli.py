@@ -241,13 +241,14 @@ def _languages(given: list[str] | None, extra: list[str]) -> list[str] | None:
 
 def _open_store(db: str) -> Any:
     """The run store at `db`, or one line saying why not (the URL shown without its password)."""
-    from .episodes import failure_reason
+    from sandbox.bounds import exception_line
+
     from .store import RunStore
 
     try:
         return RunStore(db)
     except Exception as exc:  # a bad URL or an unreachable server: say so in one line
-        raise fail(f"cannot open the run store {shown_url(db)}: {hide_secret(db, failure_reason(exc))}") from None
+        raise fail(f"cannot open the run store {shown_url(db)}: {hide_secret(db, exception_line(exc))}") from None
 
 
 def shown_url(url: str) -> str:
@@ -364,7 +365,8 @@ def run(
     `--resume --retry-failed` runs them again. A resume with another configuration (agent,
     model, endpoint, user simulator, seeds, task filter, trials) is refused unless `--force`.
     """
-    from .episodes import failure_reason
+    from sandbox.bounds import exception_line
+
     from .report import score_table
     from .runner import AgentSpec, BackendError, ConfigMismatch, execute_run, load_factory, pending_tasks
 
@@ -442,7 +444,7 @@ def run(
         raise typer.Exit(code=130) from None
     except Exception as exc:  # the store itself failed mid-run: say which run to continue
         store.close()
-        raise fail(f"run {name} stopped: {hide_secret(db, failure_reason(exc))}. Every finished episode is "
+        raise fail(f"run {name} stopped: {hide_secret(db, exception_line(exc))}. Every finished episode is "
                    f"stored; continue with: {_resume_command(name, db, config=_stored_config(store, name))}"
                    ) from None
     console.print(score_table(name, store.scores(name), title=f"{escape(name)}: {escape(spec.describe())} "

@@ -19,7 +19,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from sandbox.bounds import printable_text, type_name
+from sandbox.bounds import exception_line
 from sandbox.calllog import CallRecord
 from sandbox.chat import answering, result_text, uses_json, uses_message
 from sandbox.parsing import Call, render_calls
@@ -212,21 +212,10 @@ def _with_usage(episode: Episode, user: Any, count: int) -> None:
         episode.messages[-1] = dataclasses.replace(episode.messages[-1], usage=usage)
 
 
-def failure_reason(exc: BaseException) -> str:
-    """One printable line saying what went wrong, whatever the exception (its message may not format)."""
-    try:
-        message = str(exc)
-    except Exception:
-        message = ""
-    message = " ".join(message.split()) if isinstance(message, str) else ""
-    reason = f"{type_name(exc)}: {message[:500]}" if message else type_name(exc)
-    return printable_text(reason)
-
-
 def _fail(episode: Episode, who: str, exc: Exception) -> None:
     episode.finished = False
     episode.stop_reason = f"{who} failed"
-    episode.error = f"{who}: {failure_reason(exc)}"
+    episode.error = f"{who}: {exception_line(exc)}"
 
 
 def start_episode(task: EpisodeTask, *, world: World | None = None, user: Any = None, max_steps: int = 30,

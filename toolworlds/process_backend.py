@@ -33,7 +33,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from .episodes import failure_reason
+from sandbox.bounds import exception_line
+
 from .llm import SdkClients
 from .runner import AgentSpec, Gate, Outcome, Pending, failed_outcome, run_one
 
@@ -131,7 +132,7 @@ class _PoolRun:
                             outcome = future.result()
                         except BrokenProcessPool as exc:
                             todo.append(index)
-                            broken = failure_reason(exc)
+                            broken = exception_line(exc)
                             continue
                         except ProcessExpired as exc:
                             self.deaths[index] += 1
@@ -147,11 +148,11 @@ class _PoolRun:
                                                      f"{self.deaths[index]} {times}; last: {_ending(exc.exitcode)}",
                                                      trial)
                         except TimeoutError as exc:  # pebble ended its process, and starts another in its place
-                            reason = (failure_reason(exc) if self.time_limit is None else f"the episode was still "
+                            reason = (exception_line(exc) if self.time_limit is None else f"the episode was still "
                                       f"running after its time limit of {self.time_limit:g} s; its process was ended")
                             outcome = failed_outcome(name, task, f"worker: {reason}", trial)
                         except Exception as exc:  # the episode or its outcome could not cross to the other process
-                            outcome = failed_outcome(name, task, f"worker: {failure_reason(exc)}", trial)
+                            outcome = failed_outcome(name, task, f"worker: {exception_line(exc)}", trial)
                         finished = True
                         yield outcome
             finally:  # done, interrupted (Ctrl-C) or abandoned: no process of this pool outlives it
@@ -210,7 +211,7 @@ def _run_in_pool(task_set: str, task: Any, spec: AgentSpec, mode: str, gate: Gat
     try:
         return run_one(task_set, task, spec, mode, gate=gate, trial=trial, clients=_process_clients(os.getpid()))
     except BaseException as exc:
-        return failed_outcome(task_set, task, f"run: {failure_reason(exc)}", trial)
+        return failed_outcome(task_set, task, f"run: {exception_line(exc)}", trial)
 
 
 @functools.cache

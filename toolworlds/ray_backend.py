@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 from types import ModuleType, TracebackType
 from typing import Any
 
+from sandbox.bounds import exception_line
 from sandbox.world import World
 
-from .episodes import failure_reason
 from .llm import SdkClients
 from .runner import AgentSpec, BackendError, Outcome, Pending, failed_outcome, run_one
 
@@ -180,7 +180,7 @@ class RayBackend:
                 ray.init(address=self.address, include_dashboard=False, logging_level="WARNING")
             except Exception as exc:  # an address with no cluster behind it, a version mismatch
                 where = "a local Ray" if self.address is None else f"Ray at {self.address}"
-                raise BackendError(f"cannot start {where}: {failure_reason(exc)}") from None
+                raise BackendError(f"cannot start {where}: {exception_line(exc)}") from None
         dispatch = _Dispatch(ray, self, pending, spec)
         try:
             yield from _in_background(dispatch)
@@ -286,7 +286,7 @@ class _Dispatch:
                 yield from self._worker_died(slot, exc)
                 if len(self.stillborn) >= max(self.backend.attempts, self.count) and not self._explained():
                     yield from self._give_up(f"worker: {len(self.stillborn)} Ray workers in a row died before "
-                                             f"finishing an episode; last: {failure_reason(exc)}")
+                                             f"finishing an episode; last: {exception_line(exc)}")
                     return
                 slots[slots.index(slot)] = self._replace(slot)
                 for live in slots:  # an idle worker takes its share of what the dead one left
@@ -295,7 +295,7 @@ class _Dispatch:
             except Exception as exc:  # the outcome could not come back (lost object, serialisation)
                 self._forget(ready[0], slot)
                 name, task, _, trial = self.pending[index]
-                yield failed_outcome(name, task, f"worker: {failure_reason(exc)}", trial)
+                yield failed_outcome(name, task, f"worker: {exception_line(exc)}", trial)
             else:
                 self._forget(ready[0], slot)
                 slot.finished += 1
@@ -362,7 +362,7 @@ class _Dispatch:
         self.backend._live.pop(slot.name, None)
         if self.gate is not None:
             self.gate.forget.remote(slot.name)
-        reason = failure_reason(exc)
+        reason = exception_line(exc)
         lost: list[int] = []
         for ref in list(slot.in_flight):
             index = self.where[ref][1]

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 from sqlalchemy.exc import DataError
 
 from evaluators.task_score import episode_scorer
-from sandbox.bounds import printable_json, printable_text
+from sandbox.bounds import exception_line, printable_json, printable_text
 from sandbox.limits import redacted_copy
 from sandbox.schemas import openai_tools
 from sandbox.world import World
@@ -38,7 +38,7 @@ from scenarios.family import task_hook
 from .agents import ChatMessage, NoisyAgent, OracleAgent
 from .defects import run_defects
 from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT
-from .episodes import failure_reason, run_episode
+from .episodes import run_episode
 from .llm import SdkClients, task_protocol
 from .store import CallRow, EpisodeRow, MessageRow, RunStore, ScoreRow
 
@@ -280,7 +280,7 @@ def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact", *,
     try:
         return _run_and_score(task_set, task, spec, mode, start, gate, trial, clients)
     except Exception as exc:
-        return failed_outcome(task_set, task, f"run: {failure_reason(exc)}", trial)
+        return failed_outcome(task_set, task, f"run: {exception_line(exc)}", trial)
 
 
 def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: Callable[[], World] | None,
@@ -456,7 +456,7 @@ def _store_outcomes(store: RunStore, run_id: str, outcomes: Iterable[Outcome],
         except (OverflowError, DataError) as exc:  # a value this episode brought, not the store: only it fails
             kept = outcome.episode
             refused = failed_row(kept["task_set"], kept["task_id"], kept["category"],
-                                 f"store: its record holds a value the database refuses ({failure_reason(exc)})",
+                                 f"store: its record holds a value the database refuses ({exception_line(exc)})",
                                  kept.get("trial") or 0)
             store.save_episode(EpisodeRow(run_id=run_id, finished_at=episode.finished_at, **refused), [])
         if on_done is not None:
