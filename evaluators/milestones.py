@@ -18,6 +18,7 @@ from typing import Any, Literal
 from sandbox.calllog import CallRecord
 
 from .acebench import standardize
+from .matching import min_cost_matching
 
 Match = Literal["exact", "subset"]
 
@@ -240,60 +241,8 @@ def _assign_freely(gains: Sequence[Mapping[int, int]]) -> dict[int, int]:
     ceiling = max((gain for row in gains for gain in row.values()), default=0) + 1
     costs = [{column[call]: ceiling - row[call] for call in shortlist} | {len(calls) + k: ceiling}
              for k, (row, shortlist) in enumerate(zip(gains, shortlists, strict=True))]
-    owners = _min_cost_matching(costs, len(calls) + count)
+    owners = min_cost_matching(costs, len(calls) + count)
     return {row: calls[j] for j, row in enumerate(owners) if row is not None and j < len(calls)}
-
-
-def _min_cost_matching(costs: Sequence[Mapping[int, int]], columns: int) -> list[int | None]:
-    """Each row matched to its own column at least total cost (the Hungarian method): rows are added
-    one at a time along a shortest augmenting path, potentials keeping reduced costs non-negative.
-
-    `costs[row]` lists the columns the row may take (costs >= 0); each row must be able to take
-    some column no other row can, so a matching of every row exists. Returns each column's row.
-    """
-    row_potential = [0] * len(costs)
-    column_potential = [0] * columns
-    owners: list[int | None] = [None] * columns
-    for row in range(len(costs)):
-        _augment(row, costs, row_potential, column_potential, owners)
-    return owners
-
-
-def _augment(start: int, costs: Sequence[Mapping[int, int]], row_potential: list[int],
-             column_potential: list[int], owners: list[int | None]) -> None:
-    """Match row `start`: grow a tree of tight edges from it until it reaches a free column, then
-    shift every match along the path found."""
-    slack: dict[int, int] = {}  # least reduced cost from the tree to each column reached
-    parent: dict[int, int] = {}  # the tree column each reached column was reached from (-1: start)
-    tree: set[int] = set()
-    tree_rows: list[int] = [start]
-    tree_columns: list[int] = []
-    row, column = start, -1
-    while True:
-        for candidate, cost in costs[row].items():
-            reduced = cost - row_potential[row] - column_potential[candidate]
-            if candidate not in tree and (candidate not in slack or reduced < slack[candidate]):
-                slack[candidate], parent[candidate] = reduced, column
-        column = min((c for c in slack if c not in tree), key=slack.__getitem__)
-        delta = slack[column]
-        for tree_row in tree_rows:
-            row_potential[tree_row] += delta
-        for tree_column in tree_columns:
-            column_potential[tree_column] -= delta
-        for other in slack:
-            if other not in tree:
-                slack[other] -= delta
-        tree.add(column)
-        tree_columns.append(column)
-        owner = owners[column]
-        if owner is None:
-            break
-        row = owner
-        tree_rows.append(row)
-    while column != -1:
-        before = parent[column]
-        owners[column] = owners[before] if before != -1 else start
-        column = before
 
 
 def _assign_in_order(gains: Sequence[Mapping[int, int]], prerequisites: Sequence[int]) -> dict[int, int]:

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..matching import min_cost_matching
 from .normal_compat import SUFFIX, standardize
 from .verdicts import PASS, CheckFailure, Verdict
 
@@ -39,43 +40,14 @@ def strict_normal(functions: Sequence[Mapping[str, Any]], calls: list[tuple[str,
 def _perfect_matching(accepted: Sequence[Sequence[int]]) -> bool:
     """Whether each expected call (row) can have its own model call among those it accepts.
 
-    Kuhn's augmenting paths: each row in turn takes a free call, or one whose holder can move to
-    another call it accepts. Polynomial (rows x edges), so parallel calls match in any order,
-    however many; a walk with an explicit stack, so no number of calls runs out of recursion.
+    A least-cost matching where an accepted call costs nothing and each row has a column of its own
+    standing for "no call" that costs one: every row is matched at cost 0 exactly when a one-to-one
+    assignment exists. Polynomial, so parallel calls match in any order, however many.
     """
-    holder: dict[int, int] = {}  # model call -> the expected call holding it
-    return all(_augment(row, accepted, holder) for row in range(len(accepted)))
-
-
-def _augment(start: int, accepted: Sequence[Sequence[int]], holder: dict[int, int]) -> bool:
-    """Give row `start` a call along an augmenting path, moving holders along it; False if none."""
-    seen: set[int] = set()
-    came_from: dict[int, tuple[int, int | None]] = {}  # call -> (row that reached it, call that row held)
-    stack: list[tuple[int, int | None, int]] = [(start, None, 0)]  # (row, the call it holds, next option)
-    while stack:
-        row, held, position = stack.pop()
-        options = accepted[row]
-        while position < len(options) and options[position] in seen:
-            position += 1
-        if position == len(options):
-            continue
-        call = options[position]
-        seen.add(call)
-        came_from[call] = (row, held)
-        stack.append((row, held, position + 1))
-        if call not in holder:
-            _flip(call, came_from, holder)
-            return True
-        stack.append((holder[call], call, 0))
-    return False
-
-
-def _flip(call: int | None, came_from: dict[int, tuple[int, int | None]], holder: dict[int, int]) -> None:
-    """Along the path that reached a free `call`, each row takes the call it reached."""
-    while call is not None:
-        row, held = came_from[call]
-        holder[call] = row
-        call = held
+    calls = 1 + max((call for row in accepted for call in row), default=-1)
+    costs = [dict.fromkeys(row, 0) | {calls + index: 1} for index, row in enumerate(accepted)]
+    owners = min_cost_matching(costs, calls + len(accepted))
+    return all(owner is None for owner in owners[calls:])
 
 
 def _strict_call(schema: Mapping[str, Any] | None, arguments: dict[str, Any], expected: Mapping[str, Any]) -> Verdict:
