@@ -28,7 +28,8 @@ def min_cost_matching(costs: Sequence[Mapping[int, int]], columns: int) -> list[
 def _augment(start: int, costs: Sequence[Mapping[int, int]], row_potential: list[int],
              column_potential: list[int], owners: list[int | None]) -> None:
     """Match row `start`: grow a tree of tight edges from it until it reaches a free column, then
-    shift every match along the path found."""
+    shift every match along the path found. Which of several least-cost matchings this finds is not
+    fixed; milestone matching has only one (its gains never tie)."""
     slack: dict[int, int] = {}  # least reduced cost from the tree to each column reached
     parent: dict[int, int] = {}  # the tree column each reached column was reached from (-1: start)
     tree: set[int] = set()
@@ -40,7 +41,9 @@ def _augment(start: int, costs: Sequence[Mapping[int, int]], row_potential: list
             reduced = cost - row_potential[row] - column_potential[candidate]
             if candidate not in tree and (candidate not in slack or reduced < slack[candidate]):
                 slack[candidate], parent[candidate] = reduced, column
-        column = min((c for c in slack if c not in tree), key=slack.__getitem__)
+        # Of the columns nearest the tree, a free one ends the search at once: rows that accept many
+        # columns at one cost (the strict checker's) then match without growing the tree at all.
+        column = min((c for c in slack if c not in tree), key=lambda c: (slack[c], owners[c] is not None))
         delta = slack[column]
         for tree_row in tree_rows:
             row_potential[tree_row] += delta
