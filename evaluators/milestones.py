@@ -74,12 +74,13 @@ def value_similarity(expected: Any, actual: Any, tolerance: float = 0.0) -> floa
     kind = type(expected)
     # Two values of one common type are read without the abstract-class tests below (a long log asks this
     # of every call); the readings are theirs.
-    if kind is type(actual) and (kind is str or kind is int or kind is dict):
+    if kind is type(actual):
         if kind is str:
             return 1.0 if expected == actual or standardize(expected) == standardize(actual) else 0.0
         if kind is int:
             return _number_similarity(expected, actual, tolerance)
-        return _mapping_similarity(expected, actual, tolerance)
+        if kind is dict:
+            return _mapping_similarity(expected, actual, tolerance)
     if isinstance(expected, bool) or isinstance(actual, bool):
         return 1.0 if expected is actual else 0.0
     if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
