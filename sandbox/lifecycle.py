@@ -3,12 +3,14 @@
 A lifecycle is declared once per entity type with `transitions`, which checks the
 definition and can draw it; entities themselves stay plain state models with a status
 field, so a world with ten thousand orders does not carry ten thousand machines. An
-illegal move raises a `ToolError` that tells the agent what is and is not possible.
+illegal move raises a `ToolError` that tells the agent what is and is not possible: the
+tools it can call now (an agent knows tools, not triggers), where the lifecycle names the tool
+behind each trigger.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +36,10 @@ class Lifecycle:
             means any state.
         initial: The status of a new entity.
         field: The entity attribute holding the status.
+        tools: The tool an agent calls to fire each trigger (`{"complete": "complete_task"}`). A
+            refusal then names the tools that can move the entity from its status now; triggers
+            no tool fires (a loan falling behind on its own) are left out of it. Without this
+            map a refusal names the triggers, as moves, not as tools.
     """
 
     def __init__(
@@ -44,6 +50,7 @@ class Lifecycle:
         *,
         initial: str,
         field: str = "status",
+        tools: Mapping[str, str] | None = None,
     ) -> None:
         self.entity = entity
         self.states: tuple[str, ...] = tuple(states)
@@ -73,6 +80,10 @@ class Lifecycle:
         self._table = table
         self.transitions: tuple[Transition, ...] = tuple(edges)
         self.triggers: tuple[str, ...] = tuple(dict.fromkeys(t.trigger for t in edges))
+        unknown = sorted(set(tools or ()) - set(self.triggers))
+        if unknown:
+            raise ValueError(f"{entity} lifecycle maps tools to unknown triggers {unknown}")
+        self.tools: dict[str, str] | None = None if tools is None else dict(tools)
 
     def can(self, entity: Any, trigger: str) -> bool:
         return (trigger, getattr(entity, self.field)) in self._table
@@ -83,6 +94,11 @@ class Lifecycle:
 
     def _triggers_from(self, status: str) -> list[str]:
         return [t for t in self.triggers if (t, status) in self._table]
+
+    def tools_from(self, status: str) -> list[str]:
+        """The tools that can move an entity on from `status` (empty without a `tools` map)."""
+        tools = self.tools or {}
+        return list(dict.fromkeys(tools[t] for t in self._triggers_from(status) if t in tools))
 
     def move(self, status: str, trigger: str, *, refusal: str | None = None) -> str:
         """The status that `trigger` leads to from `status`; `ToolError` if it is illegal.
@@ -95,12 +111,19 @@ class Lifecycle:
             return dest
         if trigger not in self.triggers:
             raise ValueError(f"{self.entity} lifecycle has no trigger {trigger!r}")
+        tools = self.tools_from(status) if self.tools is not None else None
         if refusal is None:
-            options = self._triggers_from(status)
-            hint = f"; possible now: {', '.join(options)}" if options else ""
+            if tools is not None:
+                hint = f"; tools that can move it now: {', '.join(tools)}" if tools else "; no tool can move it now"
+            else:
+                moves = self._triggers_from(status)
+                hint = f"; moves possible now: {', '.join(moves)}" if moves else ""
             article = "an" if status[:1].lower() in "aeiou" else "a"
             refusal = f"cannot {trigger} {article} {status} {self.entity}{hint}"
-        raise ToolError(refusal, code="invalid_transition", entity=self.entity, status=status, trigger=trigger)
+        details: dict[str, Any] = {"entity": self.entity, "status": status, "trigger": trigger}
+        if tools is not None:
+            details["tools_now"] = tools
+        raise ToolError(refusal, code="invalid_transition", **details)
 
     def fire(self, entity: Any, trigger: str, *, refusal: str | None = None) -> str:
         """Move `entity` along `trigger`; raises `ToolError` (with `refusal`, if given) if the move is illegal."""

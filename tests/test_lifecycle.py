@@ -70,5 +70,36 @@ def test_illegal_transition_through_a_tool_is_an_error_record() -> None:
     world.call("archive_task", {"task_id": 1})
     record = world.call("complete_task", {"task_id": 1})
     assert record.error is not None and record.error.type == "invalid_transition"
-    assert record.error.message == "cannot complete an archived task"
+    assert record.error.message == "cannot complete an archived task; no tool can move it now"
     assert task_lifecycle.triggers == ("complete", "reopen", "archive")
+
+
+def test_a_refusal_names_the_tools_that_can_move_the_entity_not_its_triggers() -> None:
+    """An agent knows tools: a todo refusal names `reopen_task` and `archive_task`, never the
+    triggers `reopen`/`archive` behind them, and carries them as data too."""
+    world = todo_world(seed=0)
+    world.call("add_task", {"title": "buy milk"})
+    world.call("complete_task", {"task_id": 1})
+    again = world.call("complete_task", {"task_id": 1})
+    assert again.error is not None and again.error.type == "invalid_transition"
+    assert again.error.message == "cannot complete a done task; tools that can move it now: reopen_task, archive_task"
+    world.call("archive_task", {"task_id": 1})
+    stuck = world.call("reopen_task", {"task_id": 1})
+    assert stuck.error is not None
+    assert stuck.error.message == "cannot reopen an archived task; no tool can move it now"
+
+
+def test_triggers_no_tool_fires_are_left_out_and_a_map_naming_an_unknown_trigger_is_refused() -> None:
+    cycle = Lifecycle("loan", ["active", "overdue", "paid"],
+                      [("fall_behind", "active", "overdue"), ("settle", ["active", "overdue"], "paid")],
+                      initial="active", tools={"settle": "repay_loan"})
+    assert cycle.tools_from("active") == ["repay_loan"]
+    with pytest.raises(ToolError) as refused:
+        cycle.move("paid", "settle")
+    assert refused.value.data["tools_now"] == []
+    plain = Lifecycle("loan", ["active", "paid"], [("settle", "active", "paid"), ("reopen", "paid", "active")],
+                      initial="active")
+    with pytest.raises(ToolError, match=r"; moves possible now: reopen$"):
+        plain.move("paid", "settle")
+    with pytest.raises(ValueError, match="unknown triggers"):
+        Lifecycle("loan", ["active", "paid"], [("settle", "active", "paid")], initial="active", tools={"pay": "x"})

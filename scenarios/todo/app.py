@@ -17,6 +17,7 @@ task_lifecycle = Lifecycle(
         ("archive", ["open", "done"], "archived"),
     ],
     initial="open",
+    tools={"complete": "complete_task", "reopen": "reopen_task", "archive": "archive_task"},
 )
 
 
