@@ -151,9 +151,12 @@ class WorldFamily:
         """The folder or file to read tasks from; raises `LookupError` saying what to pass."""
         source = given if given is not None else (self.find_data() if self.find_data else None)
         if source is None:
-            from .datasets import unusable_setting  # here: drawing the command line imports this module
+            from .datasets import DatasetFolder, unusable_setting  # here: drawing the command line imports this
 
-            why = unusable_setting() or "pass --data DIR or set TOOLWORLDS_DATA"
+            if isinstance(self.find_data, DatasetFolder):
+                why = self.find_data.missing()
+            else:
+                why = unusable_setting() or "pass --data DIR or set TOOLWORLDS_DATA"
             raise LookupError(f"no {self.name} data found: {why}")
         if not source.exists():
             raise LookupError(f"{source} does not exist")

@@ -289,3 +289,22 @@ def test_a_data_folder_setting_that_names_no_folder_is_named(tmp_path: Path, mon
     with pytest.raises(LookupError, match=f"no acebench data found: TOOLWORLDS_DATA names {missing}, which is not a "
                        "folder"):
         FAMILY.data_source(None)
+
+
+def test_a_data_folder_set_one_level_too_deep_says_where_it_looked_and_what_works(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TOOLWORLDS_DATA naming the acebench folder itself (it holds data_en/) is the usual slip: the
+    error names the path it looked for and the setting that works, through the command a user runs."""
+    inner = tmp_path / "datasets" / "acebench"
+    (inner / "data_en").mkdir(parents=True)
+    monkeypatch.setenv(ENV_VAR, str(inner))
+    result = CliRunner().invoke(app, ["replay", "acebench"], env={"COLUMNS": "300"})
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    said = " ".join(result.output.split())
+    assert f"looked for {inner / 'acebench'}, which does not exist" in said, said
+    assert f"itself looks like the acebench folder: set TOOLWORLDS_DATA={inner.parent}" in said, said
+    elsewhere = tmp_path / "empty"
+    elsewhere.mkdir()
+    monkeypatch.setenv(ENV_VAR, str(elsewhere))
+    with pytest.raises(LookupError, match=r"expected layout: acebench/data_en/data_agent_multi_step\.json"):
+        FAMILY.data_source(None)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 from types import MappingProxyType
 
-from ..datasets import dataset_dir
+from ..datasets import DatasetFolder
 from ..family import TaskLoad, TaskQuery, WorldFamily, select
 from .categories import NORMAL_CATEGORIES, SPECIAL_CATEGORIES
 from .replay import replay_report
@@ -55,7 +54,7 @@ FAMILY = WorldFamily(
     build_world=acebench_world,
     languages=("en", "zh"),
     end_state_mode="acebench",
-    find_data=functools.partial(dataset_dir, "acebench"),
+    find_data=DatasetFolder("acebench"),
     load_tasks=load,
     replay=replay_report,
 )

@@ -9,11 +9,10 @@ kinds; no filter takes every level.
 from __future__ import annotations
 
 import dataclasses
-import functools
 from pathlib import Path
 from types import MappingProxyType
 
-from ..datasets import dataset_dir
+from ..datasets import DatasetFolder
 from ..family import TaskLoad, TaskQuery, WorldFamily, select
 from .replay import apibank_folder, replay_report
 from .samples import KINDS, read_samples
@@ -82,7 +81,7 @@ FAMILY = WorldFamily(
     name="apibank",
     description="API-Bank's APIs (apis/) as one offline, deterministic world; levels 1-3 as tasks.",
     build_world=apibank_world,
-    find_data=functools.partial(dataset_dir, "api-bank"),
+    find_data=DatasetFolder("api-bank"),
     load_tasks=load,
     replay=replay_report,
 )

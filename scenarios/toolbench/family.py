@@ -9,13 +9,12 @@ state: `evaluators.toolbench.score_episode` scores the call log as mcpbr scores 
 
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 
 from sandbox import World
 
-from ..datasets import dataset_dir
+from ..datasets import DatasetFolder
 from ..family import TaskLoad, TaskQuery, WorldFamily
 from .filters import choose, filters_given
 from .replay import replay_report
@@ -47,7 +46,7 @@ FAMILY = WorldFamily(
     build_world=example_world,
     languages=("en",),
     end_state_mode="exact",
-    find_data=functools.partial(dataset_dir, FAMILY_NAME),
+    find_data=DatasetFolder(FAMILY_NAME),
     load_tasks=load,
     replay=replay_report,
     filters=("difficulties", "tags"),
