@@ -131,3 +131,16 @@ def test_numeric_options_must_be_finite_numbers_in_range(tmp_path: Path) -> None
         assert result.exit_code == 2, (option, value, result.output)
     assert not (tmp_path / "runs.db").exists() or sqlite3.connect(tmp_path / "runs.db").execute(
         "select count(*) from runs").fetchone() == (0,)
+
+
+def test_tables_are_printed_whole_when_the_output_is_not_a_terminal(tmp_path: Path) -> None:
+    """`toolworlds run | cat`: without COLUMNS, the 9-column table keeps every header and row on one
+    line (it wrapped at 80 columns, `categor y`); with COLUMNS set, that width is honoured."""
+    url = f"sqlite:///{tmp_path / 'piped.db'}"
+    piped = runner.invoke(app, ["run", "--db", url, "--limit", "1", "--lang", "en"], env={"COLUMNS": None})
+    assert piped.exit_code == 0, piped.output
+    header = next(line for line in piped.stdout.splitlines() if "task set" in line)
+    for column in ("category", "end-to-end", "w/o defects", "process", "steps", "errors", "failed"):
+        assert column in header, header
+    narrow = runner.invoke(app, ["report", "--db", url], env={"COLUMNS": "60"})
+    assert narrow.exit_code == 0 and max(map(len, narrow.stdout.splitlines())) <= 60

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape as markup_escape
 from rich.table import Table
 from rich.text import Text
@@ -30,6 +29,7 @@ from scenarios.family import ReplayReport, TaskQuery, WorldFamily
 from scenarios.registry import families, family
 
 from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from .terminal import OutputConsole
 from .visible import visible_text
 
 if TYPE_CHECKING:
@@ -43,8 +43,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-console = Console()
-errors = Console(stderr=True)
+console = OutputConsole()
+errors = OutputConsole(stderr=True)
 
 
 def escape(text: str) -> str:

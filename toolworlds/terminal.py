@@ -1,0 +1,31 @@
+"""The consoles the command line writes through: at a terminal's width at a terminal, and at a
+table's full width everywhere else.
+
+rich lays a table out within its console's width, which for a pipe or a file is the width of
+whatever terminal the process still has (its standard input's) or 80 columns: `toolworlds run | cat`,
+`tee` and CI logs got a 9-column table wrapped inside its cells (`categor y`) and the ACEBench paper
+table cut short of its Overall column. A script reading the output wants every row whole on one line,
+so off a terminal the width is `PIPED_WIDTH` unless `COLUMNS` says otherwise.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console, ConsoleDimensions
+
+# Wide enough for any table the commands print: rows are never wrapped, however many columns.
+PIPED_WIDTH = 4096
+
+
+class OutputConsole(Console):
+    """A rich `Console` whose width off a terminal is `PIPED_WIDTH` (or `COLUMNS`, when set)."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        measured = super().size
+        if self.is_terminal or self._width is not None or self._environ.get("COLUMNS", "").isdigit():
+            return measured
+        return ConsoleDimensions(PIPED_WIDTH, measured.height)
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._width, self._height = new_size
