@@ -6,6 +6,7 @@ Adding a family is one line here (see docs/architecture.md).
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -26,7 +27,9 @@ def family(name: str) -> WorldFamily:
     try:
         path = FAMILIES[name]
     except KeyError:
-        raise KeyError(f"unknown world {name!r}; known worlds: {', '.join(FAMILIES)}") from None
+        close = difflib.get_close_matches(name, FAMILIES, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise KeyError(f"unknown world {name!r}; {hint}known worlds: {', '.join(FAMILIES)}") from None
     module, _, attribute = path.partition(":")
     found: WorldFamily = getattr(importlib.import_module(module), attribute)
     return found

@@ -144,3 +144,30 @@ def test_tables_are_printed_whole_when_the_output_is_not_a_terminal(tmp_path: Pa
         assert column in header, header
     narrow = runner.invoke(app, ["report", "--db", url], env={"COLUMNS": "60"})
     assert narrow.exit_code == 0 and max(map(len, narrow.stdout.splitlines())) <= 60
+
+
+def test_newcomer_papercuts_are_answered_in_one_line(tmp_path: Path) -> None:
+    """A path where a URL belongs, a read of a database that is not there (no file left behind), a
+    misspelled family, --limit across two task sets, and no resume hint after a finished run."""
+    path_db = runner.invoke(app, ["report", "--db", "scratch.db"])
+    assert path_db.exit_code == 2 and "for a SQLite file write sqlite:///scratch.db" in path_db.output
+    missing = tmp_path / "missing.db"
+    for command in (["report"], ["show", "run-1", "1"], ["export", "run-1"]):
+        read = runner.invoke(app, [*command, "--db", f"sqlite:///{missing}"])
+        assert read.exit_code == 2 and f"no run store at {missing}" in read.output, read.output
+    assert not missing.exists()
+    typo = runner.invoke(app, ["run", "--tasks", "acebnch"])
+    assert typo.exit_code == 2 and "did you mean 'acebench'?" in typo.output
+    done = runner.invoke(app, ["run", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--limit", "1"], env={"COLUMNS": "300"})
+    assert done.exit_code == 0, done.output
+    assert "--limit 1 applies to each of the 2 task sets (banking/en, banking/zh)" in done.output
+    assert "continue this run" not in done.output and "--resume" not in done.output
+
+
+def test_a_run_in_which_every_episode_failed_exits_1(tmp_path: Path) -> None:
+    """An endpoint nobody serves fails every episode: the run is stored, the reasons printed, exit 1."""
+    result = runner.invoke(app, ["run", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--limit", "1", "--lang", "en",
+                                 "--agent", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                                 "--retries", "0", "--timeout", "2"], env={"COLUMNS": "300", "OPENAI_API_KEY": "x"})
+    assert result.exit_code == 1, result.output
+    assert "every episode failed" in result.output and "1 episodes stored, 1 failed" in result.output

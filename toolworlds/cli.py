@@ -239,12 +239,25 @@ def _languages(given: list[str] | None, extra: list[str]) -> list[str] | None:
     return list(dict.fromkeys(words)) or None
 
 
-def _open_store(db: str) -> Any:
-    """The run store at `db`, or one line saying why not (the URL shown without its password)."""
+def _open_store(db: str, *, existing: bool = False) -> Any:
+    """The run store at `db`, or one line saying why not (the URL shown without its password).
+
+    `existing`: the command only reads runs, so a SQLite file that is not there is an error rather
+    than a new empty database left behind (`report --db sqlite:///typo.db` made one)."""
+    from sqlalchemy.engine import make_url
+
     from sandbox.bounds import exception_line
 
     from .store import RunStore
 
+    try:
+        url = make_url(db)
+    except Exception:
+        hint = f"; for a SQLite file write sqlite:///{db}" if "://" not in db else ""
+        raise fail(f"cannot open the run store: {db!r} is not a database URL{hint}") from None
+    if existing and url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:") \
+            and not Path(url.database).exists():
+        raise fail(f"no run store at {url.database}: nothing has been stored there (check --db)")
     try:
         return RunStore(db)
     except Exception as exc:  # a bad URL or an unreachable server: say so in one line
@@ -406,6 +419,9 @@ def run(
         + tuple(f"level-{n}" for n in level or ()),
         tags=tuple(filter_tags or chosen.filter_tags), task_ids=tuple(_split(task_ids or []) or chosen.task_ids))
     sets = _task_sets(tasks or list(chosen.benchmark) or ["banking"], langs, query)
+    if query.limit is not None and len(sets) > 1:
+        errors.print(f"note: --limit {query.limit} applies to each of the {len(sets)} task sets "
+                     f"({', '.join(s.name for s in sets)})", highlight=False, soft_wrap=True)
     store = _open_store(db)
     if trials > 1 and store.one_trial_per_task:
         raise fail("this run store was made before repeated trials (one trial per task): use a new --db for "
@@ -453,6 +469,10 @@ def run(
     stored = store.run(name)
     _print_summary(name, db, episodes, json.loads(stored.config) if stored is not None else {})
     store.close()
+    if episodes and all(episode.error is not None for episode in episodes):
+        # A run that produced no score at all (a wrong endpoint, a missing key) must not look like a result.
+        errors.print("[bold red]error:[/] every episode failed (reasons above)", highlight=False)
+        raise typer.Exit(code=1)
 
 
 def _stored_config(store: Any, run_id: str) -> dict[str, Any]:
@@ -593,8 +613,6 @@ def _print_summary(run_id: str, db: str, episodes: list[Any], config: dict[str, 
     for reason, tasks in sorted(reasons.items(), key=lambda kv: -len(kv[1]))[:10]:
         shown = ", ".join(tasks[:3]) + (f" and {len(tasks) - 3} more" if len(tasks) > 3 else "")
         console.print(f"  {len(tasks)} x {escape(reason)}  ({escape(shown)})", highlight=False, soft_wrap=True)
-    console.print(f"continue this run: {escape(_resume_command(run_id, db, config=config))}", highlight=False,
-                  soft_wrap=True)
     if failed:
         again = _resume_command(run_id, db, "--retry-failed", config=config)
         console.print(f"run the failed episodes again: {escape(again)}", highlight=False, soft_wrap=True)
@@ -627,7 +645,7 @@ def report(
     from .report import score_table
     from .runner import summarize_run
 
-    store = _open_store(db)
+    store = _open_store(db, existing=True)
     runs = [r.run_id for r in store.runs()] if not run_id else list(dict.fromkeys(run_id))
     if not runs:
         raise fail(f"no runs in {shown_url(db)}")
@@ -694,7 +712,7 @@ def show(
     """Print one episode as a readable transcript, with its call log and its end state's differences."""
     from .transcript import transcript_text
 
-    store = _open_store(db)
+    store = _open_store(db, existing=True)
     chosen = _find_episode(store, run_id, episode, db)
     verdict = "[green]reached the expected end state[/]" if chosen.success else "[red]missed the expected end state[/]"
     console.print(f"[bold]{escape(chosen.task_set)}:{escape(chosen.task_id)}[/] trial {chosen.trial or 0} "
@@ -748,7 +766,7 @@ def export(
 
     if format not in FORMATS:
         raise fail(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")
-    store = _open_store(db)
+    store = _open_store(db, existing=True)
     if store.run(run_id) is None:
         raise fail(f"no run {run_id!r} in {shown_url(db)}")
     target = out or Path(f"{run_id}.{'parquet' if format == 'parquet' else 'jsonl'}")
