@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -171,3 +172,13 @@ def test_a_run_in_which_every_episode_failed_exits_1(tmp_path: Path) -> None:
                                  "--retries", "0", "--timeout", "2"], env={"COLUMNS": "300", "OPENAI_API_KEY": "x"})
     assert result.exit_code == 1, result.output
     assert "every episode failed" in result.output and "1 episodes stored, 1 failed" in result.output
+
+
+def test_a_missing_openai_package_is_refused_before_any_run_is_stored(tmp_path: Path,
+                                                                      monkeypatch: Any) -> None:
+    monkeypatch.setitem(sys.modules, "openai", None)  # what find_spec reports for an absent package
+    db = tmp_path / "r.db"
+    result = runner.invoke(app, ["run", "--db", f"sqlite:///{db}", "--agent", "llm", "--model", "m",
+                                 "--base-url", "http://127.0.0.1:9/v1"])
+    assert result.exit_code == 2 and 'need the openai package: pip install -e ".[llm]"' in result.output
+    assert not db.exists()

@@ -13,6 +13,7 @@ are quoted.
 import contextlib
 import dataclasses
 import gc
+import importlib.util
 import json
 import math
 import shlex
@@ -397,6 +398,10 @@ def run(
         raise fail("--user llm needs --user-model and --user-base-url (or --model and --base-url)")
     if user not in ("auto", "scripted", "llm"):
         raise fail(f"unknown user simulator {user!r}; use auto, scripted or llm")
+    if "llm" in (agent, user) and importlib.util.find_spec("openai") is None:
+        # Found here, before a run is made: each episode would otherwise fail on it and store a useless run.
+        raise fail('--agent llm and --user llm need the openai package: pip install -e ".[llm]" in the '
+                   "toolworlds checkout")
     if protocol not in ("", "native", "bracket"):
         raise fail(f"unknown protocol {protocol!r}; use native or bracket")
     if resume and not run_id:
