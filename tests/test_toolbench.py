@@ -652,3 +652,19 @@ def test_an_llm_answering_in_the_prompted_format_runs_its_calls_in_the_world(jso
     assert all(r.ok for r in episode.records) and episode.stop_reason == "agent answered"
     verdict, arguments = judge_episode(tasks[1], world)
     assert verdict.resolved and verdict.tool_selection_accuracy == 1.0 and arguments.exact
+
+
+def test_a_fresh_clone_runs_toolbench_on_the_bundled_sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No data anywhere: `toolworlds run --tasks toolbench` runs the eight bundled sample tasks, the oracle
+    solves each, and `doctor` finds every gold path reproduces."""
+    from typer.testing import CliRunner
+
+    from toolworlds.cli import app
+
+    monkeypatch.setenv("TOOLWORLDS_DATA", str(tmp_path))
+    doctor = CliRunner().invoke(app, ["doctor", "toolbench"])
+    assert doctor.exit_code == 0 and "8 rows: 8 reproduce, 0 finding(s)" in doctor.output, doctor.output
+    ran = CliRunner().invoke(app, ["run", "--tasks", "toolbench", "--db", f"sqlite:///{tmp_path / 'r.db'}"],
+                             env={"COLUMNS": "300"})
+    assert ran.exit_code == 0 and "8 episodes stored, 0 failed" in ran.output, ran.output
+    assert "│ all          │ all              │ 8 │      1.000 │" in ran.output

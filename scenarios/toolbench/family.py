@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sandbox import World
 
-from ..datasets import DatasetFolder
+from ..datasets import dataset_dir
 from ..family import TaskLoad, TaskQuery, WorldFamily
 from .filters import choose, filters_given
 from .replay import replay_report
@@ -23,6 +23,14 @@ from .tasks import FAMILY_NAME
 from .world import toolbench_world
 
 EXAMPLE_TOOLS = Path(__file__).resolve().parent / "example_tools.json"
+# Eight hand-written tasks in mcpbr's row shape, so `toolworlds run --tasks toolbench` works on a fresh
+# clone; a `toolbench` folder in the datasets folder, or --data, takes its place.
+SAMPLE_TASKS = Path(__file__).resolve().parent / "sample_tasks.jsonl"
+
+
+def find_tasks() -> Path:
+    """The datasets folder's ToolBench tasks when there are any, else the bundled sample."""
+    return dataset_dir(FAMILY_NAME) or SAMPLE_TASKS
 
 
 def load(query: TaskQuery) -> TaskLoad:
@@ -46,7 +54,7 @@ FAMILY = WorldFamily(
     build_world=example_world,
     languages=("en",),
     end_state_mode="exact",
-    find_data=DatasetFolder(FAMILY_NAME),
+    find_data=find_tasks,
     load_tasks=load,
     replay=replay_report,
     filters=("difficulties", "tags"),
