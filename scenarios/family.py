@@ -102,7 +102,10 @@ class ReplayReport:
     """Gold paths (or recorded calls) replayed in fresh worlds: a table, a verdict per row.
 
     `findings` are what `toolworlds doctor` reports as defects (and exits 1 for); `notes`
-    are reported but are no defect (repairs the data needed, skipped lines).
+    are reported but are no defect (repairs the data needed, skipped lines). `problems` are the
+    input that could not be read at all (a line that is not JSON, an unreadable file), each
+    naming its file and line; they are findings too, and `toolworlds replay` prints them and exits
+    1, since a replay that skipped them is no replay of the data given.
     """
 
     title: str
@@ -113,6 +116,7 @@ class ReplayReport:
     findings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)  # one JSON object per row
+    problems: list[str] = field(default_factory=list)
 
 
 Replayer = Callable[[Path, str, Mapping[str, Any]], ReplayReport]

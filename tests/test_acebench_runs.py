@@ -308,3 +308,19 @@ def test_a_data_folder_set_one_level_too_deep_says_where_it_looked_and_what_work
     monkeypatch.setenv(ENV_VAR, str(elsewhere))
     with pytest.raises(LookupError, match=r"expected layout: acebench/data_en/data_agent_multi_step\.json"):
         FAMILY.data_source(None)
+
+
+def test_replay_names_an_unreadable_line_and_an_empty_folder_and_exits_1(tmp_path: Path) -> None:
+    """`replay` printed `reproduced 0/0` or a count over the lines it could read, exit 0: a broken line
+    and a folder with no tasks are named, and the command fails."""
+    broken = tmp_path / "broken"
+    (broken / "possible_answer").mkdir(parents=True)
+    (broken / "data_agent_multi_step.json").write_text('{"id": "t1", oops\n')
+    (broken / "possible_answer" / "data_agent_multi_step.json").write_text("")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for folder, said in ((broken, "data_agent_multi_step.json:1: not valid JSON"),
+                         (empty, f"no agent task files found under {empty}")):
+        result = CliRunner().invoke(app, ["replay", "acebench", "--data", str(folder)], env={"COLUMNS": "300"})
+        assert result.exit_code == 1, result.output
+        assert f"unreadable: {said}" in result.output and "Traceback" not in result.output

@@ -139,9 +139,12 @@ def _replay_report(name: str, data: Path | None, lang: str, options: dict[str, A
         # cold process tens of milliseconds to set up.
         waiting = errors.status(f"replaying {name} ({lang})") if errors.is_terminal else contextlib.nullcontext()
         with waiting:
-            return entry.replay(source, lang, options)
+            report = entry.replay(source, lang, options)
     except (LookupError, ValueError) as exc:
         raise fail(_said(exc)) from None
+    if not report.rows and not report.problems:  # "0/0" read as a clean replay of nothing
+        raise fail(f"no {name} tasks found in {source}")
+    return report
 
 
 @app.command()
@@ -170,6 +173,12 @@ def replay(
     console.print(Text(report.summary))
     if json_path is not None:
         json_path.write_text(json.dumps(report.records, indent=2, ensure_ascii=False))
+    if report.problems:
+        for problem in report.problems:
+            errors.print(Text(f"unreadable: {problem}", style="red"), soft_wrap=True)
+        errors.print(f"error: {len(report.problems)} problem(s) reading the data (above): the replay covers only "
+                     "what could be read", highlight=False)
+        raise typer.Exit(code=1)
 
 
 @app.command()

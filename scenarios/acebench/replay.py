@@ -235,5 +235,5 @@ def replay_report(source: Path, lang: str, options: Mapping[str, Any], *, family
     return ReplayReport(
         title=f"{family} replay ({lang})", columns=("task", "reproduced", "path", "reason"), rows=rows,
         ok=[d.reproduced for d in diagnoses], summary=f"reproduced {reproduced}/{len(diagnoses)} tasks",
-        findings=findings, notes=notes, records=[d.to_json() for d in diagnoses],
+        findings=findings, notes=notes, records=[d.to_json() for d in diagnoses], problems=list(loaded.problems),
     )

@@ -222,7 +222,7 @@ def replay_report(source: Path, lang: str, options: Mapping[str, Any]) -> Replay
         summary=f"{len(rows)} calls: {sum(exact.values())} reproduce exactly, "
                 f"{sum(checked.values())} pass the check" + _left_out(problems),
         findings=problems + [f"{r.file}#{r.index} {r.api_name}: {r.reason}" for r in rows if not r.exact],
-        records=[r.to_json() for r in rows],
+        records=[r.to_json() for r in rows], problems=problems,
     )
 
 

@@ -58,5 +58,5 @@ def replay_report(source: Path, lang: str, options: Mapping[str, Any]) -> Replay
         title=f"toolbench gold calls replayed ({source})", columns=("task", "gold calls", "refused", "detail"),
         rows=[r.row() for r in replays], ok=[not r.refused for r in replays],
         summary=f"{clean}/{len(replays)} tasks: every gold call accepted by the task's own tools",
-        findings=findings, notes=notes, records=[asdict(r) for r in replays],
+        findings=findings, notes=notes, records=[asdict(r) for r in replays], problems=list(loaded.problems),
     )
