@@ -182,3 +182,31 @@ def test_a_missing_openai_package_is_refused_before_any_run_is_stored(tmp_path: 
                                  "--base-url", "http://127.0.0.1:9/v1"])
     assert result.exit_code == 2 and 'need the openai package: pip install -e ".[llm]"' in result.output
     assert not db.exists()
+
+
+def test_report_formats_for_scripts_agree_with_the_stored_scores(tmp_path: Path) -> None:
+    """`report --format json|csv|md`: one row per run, task set and category plus the overall row, with
+    tasks and episodes counted apart, a 95% interval, and pass^1..k over the run's trials."""
+    import csv
+    import io
+
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    ran = runner.invoke(app, ["run", "--db", url, "--agent", "noisy", "--noise", "0.4", "--trials", "3",
+                              "--limit", "4", "--lang", "en"])
+    assert ran.exit_code == 0, ran.output
+    as_json = runner.invoke(app, ["report", "--db", url, "--format", "json"])
+    assert as_json.exit_code == 0, as_json.output
+    rows = json.loads(as_json.stdout)
+    overall = rows[-1]
+    assert (overall["task_set"], overall["category"], overall["tasks"], overall["episodes"]) == ("all", "all", 4, 12)
+    assert list(overall["pass_hat"]) == ["1", "2", "3"]
+    assert overall["pass_hat"]["1"] == overall["end_to_end"]
+    assert overall["pass_hat"]["3"] <= overall["pass_hat"]["2"] <= overall["pass_hat"]["1"]
+    assert overall["ci_low"] <= overall["end_to_end"] <= overall["ci_high"]
+    table = runner.invoke(app, ["report", "--db", url], env={"COLUMNS": "300"})
+    assert f"{overall['end_to_end']:.3f}" in next(line for line in table.stdout.splitlines() if "│ all" in line)
+    as_csv = list(csv.DictReader(io.StringIO(runner.invoke(app, ["report", "--db", url, "--format", "csv"]).stdout)))
+    assert len(as_csv) == len(rows) and as_csv[-1]["pass^3"] == str(overall["pass_hat"]["3"])
+    as_md = runner.invoke(app, ["report", "--db", url, "--format", "md"]).stdout.splitlines()
+    assert len(as_md) == len(rows) + 2 and as_md[0].startswith("| run | agent |")
+    assert runner.invoke(app, ["report", "--db", url, "--format", "xml"]).exit_code == 2

@@ -17,6 +17,7 @@ import importlib.util
 import json
 import math
 import shlex
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -654,15 +655,30 @@ def report(
                                                      "(default: every run).")] = None,
     html_path: Annotated[Path | None, typer.Option("--html", help="Write a self-contained HTML page comparing the "
                                                    "runs, with every episode's transcript, calls and diff.")] = None,
+    output_format: Annotated[str, typer.Option("--format", help="table (for people), or json, csv or md: one row "
+                                               "per run, task set and category, with 95% intervals and pass^1..k, "
+                                               "on stdout for scripts.")] = "table",
 ) -> None:
     """Show stored runs as score tables, or write them as one HTML page, side by side."""
     from .report import score_table
     from .runner import summarize_run
 
+    if output_format not in ("table", "json", "csv", "md"):
+        raise fail(f"unknown format {output_format!r}; use table, json, csv or md")
     store = _open_store(db, existing=True)
     runs = [r.run_id for r in store.runs()] if not run_id else list(dict.fromkeys(run_id))
     if not runs:
         raise fail(f"no runs in {shown_url(db)}")
+    if output_format != "table":
+        from .score_rows import render, score_rows
+
+        missing = [name for name in runs if store.run(name) is None]
+        if missing:
+            raise fail(f"no run {missing[0]!r} in {shown_url(db)}")
+        # Plain text on stdout: a script's input is never wrapped, styled or escaped by the console.
+        sys.stdout.write(render(score_rows(store, runs), output_format))
+        store.close()
+        return
     for name in runs:
         stored = store.run(name)
         if stored is None:

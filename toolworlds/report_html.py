@@ -15,57 +15,15 @@ import io
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from .defects import run_defects
+from .run_views import ALL, RunView, load_views
 from .stats import bootstrap_interval, pass_hat
-from .store import EpisodeRow, RunRow, RunStore
+from .store import EpisodeRow, RunStore
 from .transcript import transcript_text
 from .visible import visible_text
 
-ALL = ("all", "all")
 _CELL_CHARS = 4000  # longest message text shown in a drill-down (the export has it whole)
-
-
-@dataclass
-class RunView:
-    """A run as the page shows it: its row, configuration, episodes and known-defective tasks."""
-
-    run: RunRow
-    config: dict[str, Any]
-    episodes: list[EpisodeRow]
-    defects: dict[str, list[str] | None]
-
-    @property
-    def trials(self) -> int:
-        return max(((e.trial or 0) + 1 for e in self.episodes), default=1)
-
-    def flawed(self, episode: EpisodeRow) -> bool:
-        return episode.task_id in (self.defects.get(episode.task_set) or ())
-
-    def outcomes(self, clean: bool = False) -> dict[tuple[str, str], dict[str, list[bool]]]:
-        """Per (task set, category), and overall: each task's successes over its trials."""
-        groups: dict[tuple[str, str], dict[str, list[bool]]] = {}
-        for episode in self.episodes:
-            if clean and self.flawed(episode):
-                continue
-            key = f"{episode.task_set}:{episode.task_id}"
-            for group in ((episode.task_set, episode.category), ALL):
-                groups.setdefault(group, {}).setdefault(key, []).append(episode.success)
-        return groups
-
-
-def load_views(store: RunStore, run_ids: Sequence[str]) -> list[RunView]:
-    views = []
-    for run_id in run_ids:
-        run = store.run(run_id)
-        if run is None:
-            raise KeyError(f"no run {run_id!r} in {store.url}")
-        episodes = store.episodes(run_id)
-        names = sorted({e.task_set for e in episodes})
-        views.append(RunView(run, json.loads(run.config or "{}"), episodes, run_defects(store, run_id, names)))
-    return views
 
 
 def html_report(store: RunStore, run_ids: str | Sequence[str]) -> str:
