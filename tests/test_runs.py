@@ -221,6 +221,43 @@ def test_html_report_renders_in_headless_chromium(tmp_path: Path) -> None:
     assert dom.count("<img") == 2 and "End-to-end accuracy per category" in dom
 
 
+def test_the_html_report_stays_readable_at_21_categories_and_two_runs(tmp_path: Path) -> None:
+    """Twenty-one categories by two runs drew bars about 3 px wide with labels to match, and a category a run
+    lacked as a 0.00 bar. Now one row per category: the plot grows with them (each run's bar at least 20 px
+    high at the size the browser shows it), and an absent category is absent: '-' in the table, no bar."""
+    import base64
+    import datetime as dt
+    import io
+    import re
+
+    from toolworlds.store import EpisodeRow
+
+    pyplot = pytest.importorskip("matplotlib.pyplot", reason="HTML reports need matplotlib")
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    categories = [f"category_{n:02d}" for n in range(21)]
+    for run, skipped in (("model-a", ""), ("model-b", "category_20")):
+        store.start_run(run, f"llm({run})", {})
+        for number, category in enumerate(categories):
+            if category == skipped:
+                continue
+            solved = (number + len(run)) % 3 != 0
+            store.save_episode(EpisodeRow(
+                run_id=run, task_set="acebench/en", task_id=f"{category}_0", category=category, success=solved,
+                state_fraction=1.0, process=1.0, steps=1, calls=1, errors=0, finished=True, trial=0,
+                finished_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC)), [])
+    page = tmp_path / "report.html"
+    page.write_text(html_report(store, ["model-a", "model-b"]))
+    dom = render(page, tmp_path / "report.png", "1400,2400")
+    assert dom.count("<img") == 2 and "End-to-end accuracy per category" in dom
+    row = re.search(r"<tr><td>acebench/en</td><td>category_20</td>(.*?)</tr>", dom)
+    assert row is not None and row.group(1).endswith("<td>-</td><td>-</td>"), row
+    plot = re.findall(r'src="data:image/png;base64,([^"]+)"', page.read_text())[0]
+    image = pyplot.imread(io.BytesIO(base64.b64decode(plot)), format="png")
+    height, width = image.shape[:2]
+    shown = min(1.0, (1400 - 64) / width)  # img max-width: 100% of the body, inside its 2rem margins
+    assert height * shown / (len(categories) * 2) >= 20, (height, width)
+
+
 def test_generated_run_ids_never_reuse_a_taken_name(tmp_path: Path) -> None:
     store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
     store.start_run("run-2", "oracle", {})

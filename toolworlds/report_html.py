@@ -56,7 +56,7 @@ table {{ border-collapse: collapse; margin: 1rem 0; }}
 td, th {{ border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }}
 th {{ background: #f3f3f3; }}
 td.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
-img {{ max-width: 900px; display: block; margin: 1rem 0; }}
+img {{ max-width: 100%; display: block; margin: 1rem 0; }}
 .ok {{ color: #1a7f37; }} .miss {{ color: #b42318; }} .failed {{ color: #9a6700; }}
 .defect {{ background: #fff4d6; }}
 details {{ margin: 0.3rem 0; }} summary {{ cursor: pointer; }}
@@ -217,21 +217,37 @@ def _plotted(draw: Callable[[Any, list[RunView]], str], views: list[RunView]) ->
         return draw(plt, views)
 
 
+# The accuracy plot: one row of bars per category, so labels keep a readable size however many
+# categories and runs there are (vertical bars were about 3 px wide, with labels to match, at 21
+# categories x 2 runs). The figure grows downwards; at 100 dpi it is shown at its own size.
+BAR_INCHES = 0.22  # height of one run's bar
+LABEL_POINTS = 9
+
+
 def _accuracy_plot(plt: Any, views: list[RunView]) -> str:
     per_run = [view.outcomes() for view in views]
     groups = sorted({g for outcomes in per_run for g in outcomes if g != ALL})
-    figure, axes = plt.subplots(figsize=(max(5, len(groups) * (0.6 + 0.5 * len(views))), 3.4))
-    width = 0.8 / max(1, len(views))
+    rows = max(1, len(groups))
+    figure, axes = plt.subplots(figsize=(8.5, 1.2 + rows * (BAR_INCHES * len(views) + 0.12)))
+    height = 0.8 / max(1, len(views))
     for index, (view, outcomes) in enumerate(zip(views, per_run, strict=True)):
-        values = [pass_hat(outcomes[g], 1)[0] or 0.0 if g in outcomes else 0.0 for g in groups]
-        bars = axes.bar([i + index * width for i in range(len(groups))], values, width,
-                        label=f"{view.run.run_id}: {view.run.agent}")
-        axes.bar_label(bars, fmt="%.2f", fontsize=7)
-    axes.set_xticks([i + width * (len(views) - 1) / 2 for i in range(len(groups))],
-                    [f"{ts}\n{cat}" for ts, cat in groups], fontsize=7, rotation=30, ha="right")
-    axes.set_ylim(0, 1.1)
-    axes.set_ylabel("end-to-end accuracy")
-    axes.legend(fontsize=7, loc="lower right")
+        places = [i + index * height for i in range(len(groups))]
+        ran = [(place, pass_hat(outcomes[g], 1)[0] or 0.0) for place, g in zip(places, groups, strict=True)
+               if g in outcomes]
+        bars = axes.barh([p for p, _ in ran], [v for _, v in ran], height, label=f"{view.run.run_id}: {view.run.agent}")
+        axes.bar_label(bars, fmt="%.2f", fontsize=LABEL_POINTS - 1, padding=2)
+        # A category this run did not run is said to be absent, never drawn as a 0.00 bar.
+        for place, group in zip(places, groups, strict=True):
+            if group not in outcomes:
+                axes.text(0.01, place, f"not run by {view.run.run_id}", va="center", fontsize=LABEL_POINTS - 1,
+                          color="#888888", style="italic")
+    axes.set_yticks([i + height * (len(views) - 1) / 2 for i in range(len(groups))],
+                    [f"{ts} · {cat}" for ts, cat in groups], fontsize=LABEL_POINTS)
+    axes.invert_yaxis()
+    axes.set_xlim(0, 1.12)
+    axes.set_xlabel("end-to-end accuracy", fontsize=LABEL_POINTS)
+    axes.legend(fontsize=LABEL_POINTS - 1, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=min(3, len(views)),
+                frameon=False)
     return _png(plt, figure)
 
 
