@@ -366,3 +366,50 @@ def test_survey_counts_outcomes_per_tool() -> None:
     found = survey(lambda: World([Ledger()]), sequences=5, steps=10)
     assert found.calls >= 50 and set(found.per_tool) <= {"add", "undo", "show"}
     assert found.valid == 1.0 and 0 < found.succeeded < 1
+
+
+class Counted(StateModel):
+    items: list[str] = []
+    count: int = 0
+
+
+class ThirdAddCountsTwice(App[Counted]):
+    """A planted bug that takes three calls: the third item added is counted twice."""
+
+    app_name = "Counted"
+
+    @tool
+    def add_item(self, name: str) -> int:
+        """Add an item.
+
+        Args:
+            name: The item.
+        """
+        state = self.state
+        state.items.append(name)
+        state.count += 1 if len(state.items) < 3 else 2
+        return state.count
+
+    @tool
+    def clear(self) -> int:
+        """Remove every item."""
+        self.state.items.clear()
+        self.state.count = 0
+        return 0
+
+
+def test_a_planted_three_call_bug_shrinks_to_at_most_five_calls() -> None:
+    """Beside the todo app's tools as distractors, the failing run printed is the bug's own three calls
+    (or close): invalid calls shrink away, since the 'invalid?' draw shrinks towards a valid call (it shrank
+    towards invalid ones, and a 3-call bug was printed in 5 to 21 steps)."""
+    from scenarios.todo import TodoApp
+
+    machine = world_machine(lambda: World([ThirdAddCountsTwice(), TodoApp()], seed=0),
+                            invariants=[lambda s: s["Counted"]["count"] == len(s["Counted"]["items"])])
+    with pytest.raises(AssertionError, match="invariant") as failed:
+        run_state_machine_as_test(machine, settings=settings(machine.TestCase.settings, database=None,
+                                                             derandomize=True))
+    printed = "\n".join(getattr(failed.value, "__notes__", []))
+    calls = [line for line in printed.splitlines() if "(call):" in line or "(invalid arguments):" in line]
+    assert 3 <= len(calls) <= 5, printed
+    assert all("add_item" in line for line in calls), printed
