@@ -22,7 +22,7 @@ def check_item(category: str, functions: Sequence[Mapping[str, Any]], output: An
     """One item's verdict; never raises, whatever the model wrote."""
     try:
         if category.startswith("special"):
-            return special(category, output if isinstance(output, str) else json.dumps(output), answer, mode)
+            return special(category, output if isinstance(output, str) else json.dumps(output), answer, mode, functions)
         calls = (decode_compat if mode == "compat" else decode_strict)(output if isinstance(output, str)
                                                                          else json.dumps(output))
         alternatives = answer if isinstance(answer, list) else [answer]
