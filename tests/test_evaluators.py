@@ -477,7 +477,7 @@ def plain_similarity(expected: Any, actual: Any, tolerance: float) -> float:
     for common types must agree with."""
     from collections.abc import Mapping
 
-    from evaluators.acebench import standardize
+    from evaluators.acebench.normalise import fold_text
 
     if isinstance(expected, bool) or isinstance(actual, bool):
         return 1.0 if expected is actual else 0.0
@@ -486,7 +486,7 @@ def plain_similarity(expected: Any, actual: Any, tolerance: float) -> float:
             return 1.0
         return 1.0 if tolerance and abs(actual - expected) <= tolerance * max(abs(expected), 1e-12) else 0.0
     if isinstance(expected, str) and isinstance(actual, str):
-        return 1.0 if standardize(expected) == standardize(actual) else 0.0
+        return 1.0 if fold_text(expected) == fold_text(actual) else 0.0
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
         if not expected:
             return 1.0 if not actual else 0.0

@@ -49,6 +49,7 @@ class CategoryScore:
     total: int
     items: list[dict[str, Any]] = field(default_factory=list)
     process: float | None = None
+    unscorable: list[str] = field(default_factory=list)  # items whose process has nothing to score (strict)
 
 
 def score_category(category: str, prompts: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str, Any]],
