@@ -12,12 +12,14 @@ and reports how many compat (the reference) passes; `adversarial_counts` prints 
 from __future__ import annotations
 
 import copy
+import datetime
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evaluators.acebench import SPECIAL_CATEGORIES, canonical_special, check_item, read_jsonl, score_agent
+from evaluators.acebench.normalise import gold_moment
 from sandbox import Call
 from sandbox.parsing import render_calls
 from scenarios.acebench.answers import ERROR_PHRASE, INCOMPLETE_PHRASE, IRRELEVANT_PHRASE, SUFFIX
@@ -100,7 +102,14 @@ def value_variants(value: Any) -> Iterator[tuple[str, Any]]:
         yield "wrong id (number)", value + 1
         if value:
             yield "number scaled x10", value * 10
+        if isinstance(value, float) and value:
+            yield "float off by a millionth", value * (1 + 1e-6)
     elif isinstance(value, str) and value.strip():
+        moment = gold_moment(value)
+        if isinstance(moment, datetime.datetime):
+            yield "date-time as its date", moment.date().isoformat()
+        elif isinstance(moment, datetime.date):
+            yield "date as a date-time", f"{value.strip()}T00:00:00"
         shorter = _shorter(value)
         if shorter is not None:
             yield "substring", shorter
