@@ -264,3 +264,34 @@ def test_food_order_item_with_an_unknown_key_is_refused_where_the_reference_igno
     assert record.error is not None and record.error.type == "invalid_arguments"
     assert "items.0.qty" in record.error.message
     assert json.dumps(world.state(), sort_keys=True) == before
+
+
+class _NoMilestones:
+    """A task whose gold gives no milestone path, as a family without milestones writes one."""
+
+    id, category, question = "no-milestones", "c", "q"
+    functions: list[dict[str, Any]] = []
+    paths: list[list[str]] = []
+    ground_truth = {"Nowhere": {"never": True}}
+
+    def world(self, seed: int = 0) -> Any:
+        from scenarios.todo import todo_world
+
+        return todo_world()
+
+    def end_state(self, world: Any) -> Any:
+        return world.state()
+
+
+def test_evalscope_1538_a_run_episode_without_milestones_reports_unscorable_process() -> None:
+    """The runner's and the RL environment's score (`score_task`, `episode_score`): a failed task with no
+    milestone path scores process 0.0 with the reason, never 1.0."""
+    from evaluators.task_score import score_task
+    from toolworlds.episode_score import episode_score
+
+    task = _NoMilestones()
+    world = task.world()
+    scored = score_task(task, world, ["[anything()]"], "exact")
+    assert (scored.success, scored.process, scored.unscorable) == (False, 0.0, "no milestone path")
+    parts = episode_score("no-such-family", task, world, ["[anything()]"], [], "exact")
+    assert parts["process"] == 0.0 and parts["process_unscorable"] == "no milestone path"
