@@ -5,7 +5,8 @@ the milestones that must come before it. The call log is matched against the mil
 by the assignment of calls to milestones that respects the DAG's order, uses each call at
 most once, and gives the highest total similarity. A minefield is a call (or an end-state
 fact) that must not happen; touching one zeroes the score. The report says, for every
-milestone, which call matched it and how well.
+milestone, which call matched it and how well. With no milestone there is nothing to match:
+the report is `unscorable` (score None, with the reason), never a perfect 1.0.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any, Literal
 
 from sandbox.calllog import CallRecord
 
-from .acebench import standardize
+from .acebench.normalise import fold_text
 from .matching import min_cost_matching
 
 Match = Literal["exact", "subset"]
@@ -28,7 +29,8 @@ class Milestone:
     """A call that should happen.
 
     `match="subset"` scores only the listed arguments; `"exact"` also penalises extra
-    ones. Numbers match within `tolerance` (relative); strings after normalisation.
+    ones. Numbers match within `tolerance` (relative); strings after `fold_text` (NFKC, case
+    and whitespace folded); a boolean is never a number.
     """
 
     id: str
@@ -60,12 +62,13 @@ class MilestoneResult:
 
 @dataclass(frozen=True)
 class ProcessReport:
-    score: float
+    score: float | None  # None when unscorable
     milestones: tuple[MilestoneResult, ...]
     minefields_hit: tuple[str, ...] = ()
+    unscorable: str = ""  # why there is no score (no milestones), else ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"score": self.score, "minefields_hit": list(self.minefields_hit),
+        return {"score": self.score, "unscorable": self.unscorable, "minefields_hit": list(self.minefields_hit),
                 "milestones": [{"id": m.id, "similarity": m.similarity, "call": m.call_seq} for m in self.milestones]}
 
 
@@ -76,7 +79,7 @@ def value_similarity(expected: Any, actual: Any, tolerance: float = 0.0) -> floa
     # of every call); the readings are theirs.
     if kind is type(actual):
         if kind is str:
-            return 1.0 if expected == actual or standardize(expected) == standardize(actual) else 0.0
+            return 1.0 if expected == actual or fold_text(expected) == fold_text(actual) else 0.0
         if kind is int:
             return _number_similarity(expected, actual, tolerance)
         if kind is dict:
@@ -86,7 +89,7 @@ def value_similarity(expected: Any, actual: Any, tolerance: float = 0.0) -> floa
     if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
         return _number_similarity(expected, actual, tolerance)
     if isinstance(expected, str) and isinstance(actual, str):
-        return 1.0 if standardize(expected) == standardize(actual) else 0.0
+        return 1.0 if fold_text(expected) == fold_text(actual) else 0.0
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
         return _mapping_similarity(expected, actual, tolerance)
     if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
@@ -129,7 +132,8 @@ def evaluate_process(
     minefields: Sequence[Minefield] = (),
     end_state: Mapping[str, Any] | None = None,
 ) -> ProcessReport:
-    """Match milestones against a call log; the score is the mean milestone similarity."""
+    """Match milestones against a call log; the score is the mean milestone similarity (0.0 when a
+    minefield was hit; None, `unscorable`, when there is no milestone and no minefield was hit)."""
     ids = {m.id for m in milestones}
     for milestone in milestones:
         unknown = set(milestone.after) - ids
@@ -148,12 +152,10 @@ def evaluate_process(
     results = tuple(_milestone_result(m.id, similarities[m.id], assignment.get(m.id), log) for m in milestones)
     hit = tuple(mine.id for mine in minefields if _triggered(mine, log, end_state))
     if hit:
-        score = 0.0
-    elif not milestones:
-        score = 1.0
-    else:
-        score = round(sum(r.similarity for r in results) / len(milestones), 4)
-    return ProcessReport(score, results, hit)
+        return ProcessReport(0.0, results, hit)
+    if not milestones:
+        return ProcessReport(None, results, hit, "no milestones to match")
+    return ProcessReport(round(sum(r.similarity for r in results) / len(milestones), 4), results, hit)
 
 
 def _similarities(milestone: Milestone, log: Sequence[CallRecord], candidates: Sequence[int]) -> dict[int, float]:

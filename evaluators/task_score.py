@@ -18,23 +18,27 @@ from sandbox.diffing import StateDiff
 from scenarios.family import Task
 
 from .conventions import family_function
-from .process import acebench_process
+from .process import process_score
 
 
 @dataclass(frozen=True)
 class TaskScore:
     success: bool  # the end state matches the ground truth (or: the family's own verdict says solved)
     state_fraction: float  # share of compared fields that match
-    process: float  # best matched share of a gold milestone path (1.0 on success)
+    process: float  # best matched share of a gold milestone path (1.0 on success, 0.0 when unscorable)
     diff: StateDiff
+    unscorable: str = ""  # why the process could not be scored (no or an empty milestone path), else ""
 
 
 def score_task(task: Task, world: World, process: Sequence[str], mode: Mode) -> TaskScore:
     """Compare the world's end state with the task's ground truth, and the agent's messages
-    with the gold milestone paths (ACEBench's process accuracy)."""
+    with the gold milestone paths (ACEBench's process accuracy). A failed task whose gold has no
+    milestone to match is `unscorable` in process: 0.0 with the reason, never the reference's 1.0."""
     comparison = compare_states(task.ground_truth, task.end_state(world), mode=mode)
-    steps = 1.0 if comparison.equal else acebench_process(task.paths, list(process))
-    return TaskScore(comparison.equal, comparison.fraction, steps, comparison.diff)
+    if comparison.equal:
+        return TaskScore(True, comparison.fraction, 1.0, comparison.diff)
+    steps = process_score(task.paths, list(process))
+    return TaskScore(False, comparison.fraction, steps.score, comparison.diff, steps.unscorable)
 
 
 EpisodeScorer = Callable[[Task, World, Sequence[str], Mode], TaskScore]

@@ -113,7 +113,7 @@ def _resolve_class(name: Any, actual: Mapping[Any, Any], notes: list[str]) -> An
     """
     if name in actual:
         return name
-    match = _closest_class(name, [key for key in actual if isinstance(key, str)]) if isinstance(name, str) else None
+    match = closest_class(name, [key for key in actual if isinstance(key, str)]) if isinstance(name, str) else None
     if match is None:
         notes.append(f"expected class {name!r}: no class of that name in the state")
         return None
@@ -121,7 +121,9 @@ def _resolve_class(name: Any, actual: Mapping[Any, Any], notes: list[str]) -> An
     return match
 
 
-def _closest_class(name: str, names: list[str]) -> str | None:
+def closest_class(name: str, names: list[str]) -> str | None:
+    """The name a misspelled class name stands for: the same name in other case, else the closest by
+    difflib's ratio (at least 0.6), else None."""
     lowered = {key.lower(): key for key in names}
     match = lowered.get(name.lower())
     if match is None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 from typer.testing import CliRunner
@@ -175,8 +175,8 @@ def reorder(answer: dict, functions: list) -> str | None:
         ("normal_atom_number", int_as_string, 40, False, False),  # a type error either way
         ("normal_single_turn_single_function", change_string, None, False, False),
         ("normal_atom_enum", wrong_name, 50, False, False),
-        ("normal_atom_enum", drop_optional, 35, True, True),
-        ("normal_atom_bool", drop_optional, 33, True, True),
+        ("normal_atom_enum", drop_optional, 35, True, False),  # strict: an answer key left out is a subset
+        ("normal_atom_bool", drop_optional, 33, True, False),
         ("normal_single_turn_parallel_function", reorder, 86, True, True),
     ],
 )
@@ -218,9 +218,11 @@ def verdicts(output: str, answer: dict, category: str = "normal_atom_list", tool
         ("[plan_trip(city='Rome', prefs={'level': 100})]", {"plan_trip": {"city": "Rome", "prefs": {"level": 10}}},
          (True, False)),
         ("[plan_trip(city='Rome', prefs={'pace': 'slow'})]",
-         {"plan_trip": {"city": "Rome", "prefs": {"pace": "slow", "level": 2}}}, (False, True)),
+         {"plan_trip": {"city": "Rome", "prefs": {"pace": "slow", "level": 2}}}, (False, False)),
         ('[{"name": "plan_trip", "arguments": {"city": "Rome"}}]', {"plan_trip": {"city": "Rome"}}, (False, True)),
-        ("[plan_trip(city='New York City')]", {"plan_trip": {"city": "New York"}}, (True, True)),
+        ("[plan_trip(city='New York City')]", {"plan_trip": {"city": "New York"}}, (True, False)),
+        ("[plan_trip(city='  new   YORK ')]", {"plan_trip": {"city": "New York"}}, (True, True)),
+        ("[plan_trip(city='Rome')]", {"plan_trip": {"city": "Rome", "days": 5}}, (True, False)),
         ("[plan_trip(city='York')]", {"plan_trip": {"city": "New York"}}, (False, False)),
         ("[plan_trip(city='Rome', days='5')]", {"plan_trip": {"city": "Rome", "days": 5}}, (False, False)),
         ("[plan_trip(city='Rome', days=2+3)]", {"plan_trip": {"city": "Rome", "days": 5}}, (True, False)),
@@ -246,9 +248,11 @@ def test_strict_matches_any_number_of_parallel_calls_in_any_order(count: int) ->
     shuffled = CITIES[:count][1::2] + CITIES[:count][::2]
     output = "[" + ", ".join(f"plan_trip(city='{city}')" for city in reversed(shuffled)) + "]"
     assert check_item("normal_single_turn_parallel_function", [TOOL], output, answer, "strict").valid
-    # One call naming two cities, another naming none: each answer call has a candidate, but two share it.
-    crowded = output.replace(f"'{CITIES[0]}'", "'Nowhere'").replace(f"'{CITIES[1]}'", f"'{CITIES[0]} {CITIES[1]}'")
-    verdict = check_item("normal_single_turn_parallel_function", [TOOL], crowded, answer, "strict")
+    # The answer asks for the first city twice; the output names it once and once a city asked for by
+    # none: each answer call has a candidate, but the two asking for the first city share it.
+    twice = {**answer, "plan_trip_2": {"city": CITIES[0]}}
+    crowded = output.replace(f"'{CITIES[1]}'", "'Nowhere'")
+    verdict = check_item("normal_single_turn_parallel_function", [TOOL], crowded, twice, "strict")
     assert (verdict.valid, verdict.detail) == (False, "no one-to-one assignment of calls to expected calls")
 
 
@@ -341,11 +345,20 @@ def test_the_python_twin_exports_as_tool() -> None:
         k: v["type"] for k, v in TOOL["parameters"]["properties"].items()}
 
 
+def _blank_text(value: Any) -> bool:
+    if isinstance(value, str):
+        return not value.strip()
+    if isinstance(value, dict):
+        return any(_blank_text(v) for v in value.values())
+    return isinstance(value, (list, tuple)) and any(_blank_text(v) for v in value)
+
+
 @settings(max_examples=150, deadline=None)
 @given(plan_trip_calls, st.booleans())
 def test_a_perfect_answer_drawn_by_the_kit_is_valid(drawn: list[Call], as_json: bool) -> None:
     output = render_calls(drawn)
     answer = {call.name: call.arguments for call in drawn}
+    assume(not _blank_text(answer))  # an empty gold string is matched by nothing in strict mode (its own test)
     assert check_item("normal_atom_list", [TOOL], output, answer, "strict").valid, output
     scalars = all(isinstance(v, (str, int, float, bool)) for v in drawn[0].arguments.values())
     # The reference turns the strings "true" and "false" into booleans before checking types
@@ -464,7 +477,7 @@ def plain_similarity(expected: Any, actual: Any, tolerance: float) -> float:
     for common types must agree with."""
     from collections.abc import Mapping
 
-    from evaluators.acebench import standardize
+    from evaluators.acebench.normalise import fold_text
 
     if isinstance(expected, bool) or isinstance(actual, bool):
         return 1.0 if expected is actual else 0.0
@@ -473,7 +486,7 @@ def plain_similarity(expected: Any, actual: Any, tolerance: float) -> float:
             return 1.0
         return 1.0 if tolerance and abs(actual - expected) <= tolerance * max(abs(expected), 1e-12) else 0.0
     if isinstance(expected, str) and isinstance(actual, str):
-        return 1.0 if standardize(expected) == standardize(actual) else 0.0
+        return 1.0 if fold_text(expected) == fold_text(actual) else 0.0
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
         if not expected:
             return 1.0 if not actual else 0.0

@@ -34,6 +34,7 @@ def episode_score(family: str, task: Task, world: World, process: Sequence[str],
         "end_state": score.success,
         "state_fraction": score.state_fraction,
         "process": score.process,
+        "process_unscorable": score.unscorable,  # why the process could not be scored (0.0 then), else ""
         "calls": len(records),
         "errors": error_counts(records),
         "diff": score.diff.to_dict(),

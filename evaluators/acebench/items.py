@@ -22,7 +22,7 @@ def check_item(category: str, functions: Sequence[Mapping[str, Any]], output: An
     """One item's verdict; never raises, whatever the model wrote."""
     try:
         if category.startswith("special"):
-            return special(category, output if isinstance(output, str) else json.dumps(output), answer, mode)
+            return special(category, output if isinstance(output, str) else json.dumps(output), answer, mode, functions)
         calls = (decode_compat if mode == "compat" else decode_strict)(output if isinstance(output, str)
                                                                          else json.dumps(output))
         alternatives = answer if isinstance(answer, list) else [answer]
@@ -49,6 +49,7 @@ class CategoryScore:
     total: int
     items: list[dict[str, Any]] = field(default_factory=list)
     process: float | None = None
+    unscorable: list[str] = field(default_factory=list)  # items whose process has nothing to score (strict)
 
 
 def score_category(category: str, prompts: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str, Any]],

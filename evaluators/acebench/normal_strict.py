@@ -1,7 +1,10 @@
 """The normal checker with the reference's bugs fixed (strict mode).
 
-Values are compared by value and structure at every level, empty containers are allowed,
-parallel calls are matched one-to-one, and phrases case-insensitively.
+A value passes only by equalling the gold after the normalisation `normalise.py` states:
+text by `fold_text` equality (never a substring), numbers and dates by value, booleans as
+booleans; a value of another type (a number written as text, a boolean for a number) fails,
+and so does every gold string that is empty. Objects must give every key of the answer and
+no other; lists match element by element; parallel calls are matched one-to-one.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..matching import min_cost_matching
-from .normal_compat import SUFFIX, standardize
+from .normal_compat import SUFFIX
+from .normalise import is_number, same_number, same_text
 from .verdicts import PASS, CheckFailure, Verdict
 
 
@@ -60,27 +64,26 @@ def _strict_call(schema: Mapping[str, Any] | None, arguments: dict[str, Any], ex
 
 
 def _strict_object(value: Any, expected: Any, schema: Mapping[str, Any], path: str) -> None:
-    """Keys in the answer must be given unless optional; keys not in the answer must not be.
+    """Every key of the answer must be given, and no other key, at every depth.
 
-    The schema's `required` is enforced at the top level only, as the benchmark does:
-    its answers sometimes leave out nested keys that their schemas mark required.
+    An answer lists the parameters the request determines; leaving one out (even one the schema
+    calls optional) is a different call, and a key the answer does not list is one the request did
+    not ask for. The schema's `required` is checked at the top level, for the error's sake.
     """
     if not isinstance(value, dict):
         raise CheckFailure("type_error", f"{path or 'arguments'} should be an object")
     properties = schema.get("properties") or {}
     required = set(schema.get("required") or []) if not path else set()
-    for key in required:
-        if key not in value:
-            raise CheckFailure("lack_args", f"missing required {path + key}")
+    missing = sorted(required - set(value), key=str)
+    if missing:
+        raise CheckFailure("lack_args", f"missing required {path}{missing[0]}")
     for key in value:
         if key not in expected:
-            raise CheckFailure("addition_args", f"unexpected {path + key}")
+            raise CheckFailure("addition_args", f"unexpected {path}{key}")
     for key, want in expected.items():
         if key not in value:
-            if key in required:
-                raise CheckFailure("lack_args", f"missing required {path + key}")
-            continue  # a parameter the schema does not require, left out, at any depth
-        _strict_value(value[key], want, properties.get(key) or {}, path + key)
+            raise CheckFailure("lack_args", f"missing {path}{key}")
+        _strict_value(value[key], want, properties.get(key) or {}, f"{path}{key}")
 
 
 def _strict_value(value: Any, expected: Any, schema: Mapping[str, Any], path: str) -> None:
@@ -93,15 +96,18 @@ def _strict_value(value: Any, expected: Any, schema: Mapping[str, Any], path: st
         for index, (have, want) in enumerate(zip(value, expected, strict=True)):
             _strict_value(have, want, items, f"{path}[{index}]")
     elif isinstance(expected, bool):
-        have = value if isinstance(value, bool) else {"true": True, "false": False}.get(str(value).lower())
-        if have is not expected:
-            raise CheckFailure("value_error", f"{path}: expected {expected}")
-    elif isinstance(expected, (int, float)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != expected:
+        if not isinstance(value, bool) or value is not expected:
+            raise CheckFailure("value_error", f"{path}: expected {expected}, got {value!r}")
+    elif is_number(expected):
+        if not is_number(value) or not same_number(expected, value):
             raise CheckFailure("value_error", f"{path}: expected {expected!r}, got {value!r}")
     elif isinstance(expected, str):
-        if not isinstance(value, str) or standardize(expected) not in standardize(value):
+        if not expected.strip():
+            raise CheckFailure("empty_gold", f"{path}: the answer's value is empty, so nothing can match it")
+        if not isinstance(value, str) or not same_text(expected, value):
             raise CheckFailure("value_error:string", f"{path}: expected {expected!r}, got {value!r}")
-    elif expected is None and value is not None:
-        raise CheckFailure("value_error", f"{path}: expected null")
-
+    elif expected is None:
+        if value is not None:
+            raise CheckFailure("value_error", f"{path}: expected null")
+    else:
+        raise CheckFailure("value_error", f"{path}: the answer holds a {type(expected).__name__}, not a JSON value")

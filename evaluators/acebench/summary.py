@@ -108,7 +108,8 @@ def category_table(scores: Mapping[str, CategoryScore], mode: Mode, lang: str) -
     summary = summarize(accuracies, mode, {name: s.total for name, s in scores.items()})
     missing = missing_categories(accuracies)
     categories = tuple(
-        (name, f"{s.accuracy:.3f}" + (f" (process {s.process:.3f})" if s.process is not None else ""), str(s.total))
+        (name, f"{s.accuracy:.3f}" + (f" (process {s.process:.3f})" if s.process is not None else "")
+         + (f" ({len(s.unscorable)} unscorable)" if s.unscorable else ""), str(s.total))
         for name, s in scores.items()
     )
     groups = tuple((group, f"{summary[group]:.3f}", "") for group in SUMMARY_GROUPS if group in summary)
@@ -116,7 +117,8 @@ def category_table(scores: Mapping[str, CategoryScore], mode: Mode, lang: str) -
         groups += (("not scored", ", ".join(missing), ""),)
     payload = {"mode": mode, "summary": summary, "missing": missing,
                "categories": {name: {"accuracy": s.accuracy, "total": s.total, "process": s.process,
-                                     "items": s.items} for name, s in scores.items()}}
+                                     "process_unscorable": s.unscorable, "items": s.items}
+                              for name, s in scores.items()}}
     return ScoreTable(f"ACEBench ({lang}, {mode})", ("category", "accuracy", "items"),
                       (categories, groups), payload, frozenset({"normal", "special", "agent", "overall"}))
 

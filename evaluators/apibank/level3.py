@@ -29,11 +29,12 @@ class SceneScore:
 
     @property
     def accuracy(self) -> float:
-        return sum(self.made) / len(self.made) if self.made else 1.0
+        """The share of gold calls made; 0.0 for a scene with none (nothing to score is not a perfect score)."""
+        return sum(self.made) / len(self.made) if self.made else 0.0
 
     @property
     def solved(self) -> bool:
-        return all(self.made)
+        return bool(self.made) and all(self.made)
 
 
 def gold_calls_made(gold: Sequence[ApiCall], made: Iterable[tuple[str | None, Mapping[str, Any]]]) -> tuple[bool, ...]:

@@ -3,10 +3,12 @@
 The reference embeds the keywords and every API's "name + description" with a
 sentence-transformers model it downloads on every call. Here the default ranking is
 lexical: BM25 over each API's words, with its name split at capitals ("QueryHealthData"
-gives "query health data") and counted three times, as a title, then its description;
-every word lowercased and reduced to its Snowball stem ("setting" and "set", "booking"
-and "book", "calculator" and "calculate" meet). An embedding ranking is available when
-the user has a model on disk (`EmbeddingRanker` for a sentence-transformers folder,
+gives "query health data") and counted three times, as a title, then its description,
+then the names of the records its database holds when those names are words (the
+symptoms SymptomSearch knows, the scenes of QueryScene, the topics of Wiki: an API is
+found by what it can be asked about); every word lowercased and reduced to its Snowball
+stem ("setting" and "set", "booking" and "book", "calculator" and "calculate" meet). An
+embedding ranking is available when the user has a model on disk (`EmbeddingRanker` for a sentence-transformers folder,
 `OnnxRanker` for an ONNX export such as the reference's own model); nothing is downloaded.
 
 Keywords longer than `base.MAX_KEYWORDS` characters are refused (`base.bounded`), so the cost
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -26,6 +28,18 @@ from .base import CATALOG, ApiError, CatalogEntry, bounded
 NAME_WEIGHT = 3  # a name is a title: its words count three times
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_NAME = re.compile(r"[A-Za-z][A-Za-z ]*")  # a record name that is words: not an id, a date, a URL or 'user1'
+
+# Per database (its init_database file name), the record names that are words, in file order.
+RecordNames = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def record_names(tables: Mapping[str, Any]) -> RecordNames:
+    """The names each database's records are keyed by, where they are words ("rash", "movie time",
+    "climate change"): what an API reading that database can be asked about. `tables` maps an
+    init_database file name (`Symptom`) to its data; a table that is not an object adds nothing."""
+    return tuple((name, tuple(key for key in table if isinstance(key, str) and _NAME.fullmatch(key.strip())))
+                 for name, table in sorted(tables.items()) if isinstance(table, Mapping))
 
 
 def candidates(level: int) -> tuple[CatalogEntry, ...]:
@@ -50,22 +64,30 @@ def _words(stemmer: Any, text: str) -> list[str]:
 
 
 @functools.cache
-def _catalogue_index(level: int) -> Any:
-    """The BM25 index of a level's candidates. The catalogue is fixed, so one index per level
-    serves every world of the process; it is only read (`get_scores`), never changed."""
+def _catalogue_index(level: int, records: RecordNames = ()) -> Any:
+    """The BM25 index of a level's candidates over the catalogue and the given record names. Both are
+    fixed for a world, so one index per (level, records) serves every world of the process built on
+    the same data; it is only read (`get_scores`), never changed."""
     from rank_bm25 import BM25Okapi
 
     stemmer = _stemmer()
+    names = dict(records)
     return BM25Okapi([_words(stemmer, entry.name) * NAME_WEIGHT + _words(stemmer, entry.description)
+                      + _words(stemmer, " ".join(names.get(entry.database or "", ())))
                       for entry in candidates(level)])
 
 
 class Bm25Ranker:
     """The default, lexical ranking (see the module's docstring). The index of each level is
-    built once per process (`prepare`, or the first search) and shared by every world."""
+    built once per process and data (`prepare`, or the first search) and shared by every world.
 
-    def __init__(self) -> None:
+    `records`: the record names of the world's databases (`record_names`); `apibank_world` passes
+    those of the data it loads. Without them, APIs are found by their name and description alone.
+    """
+
+    def __init__(self, records: RecordNames = ()) -> None:
         self._stemmer: Any = None
+        self.records = records
 
     def words(self, text: str) -> list[str]:
         """Words split at capitals and non-letters, lowercased, stemmed."""
@@ -75,10 +97,10 @@ class Bm25Ranker:
 
     def prepare(self, level: int) -> None:
         """Build the level's index now (at world construction), so no search pays for it."""
-        _catalogue_index(level)
+        _catalogue_index(level, self.records)
 
     def scores(self, keywords: str, level: int) -> Sequence[float]:
-        return [float(score) for score in _catalogue_index(level).get_scores(self.words(keywords))]
+        return [float(score) for score in _catalogue_index(level, self.records).get_scores(self.words(keywords))]
 
 
 class EmbeddingRanker:

@@ -16,7 +16,7 @@ from .accounts import Accounts, Bank
 from .knowledge import Cassette, Knowledge, Utilities
 from .personal import Agenda, Alarm, Meeting, Reminder
 from .services import Health, Hospital, Hotel, SmartHome, Stock
-from .toolsearch import ToolRanker
+from .toolsearch import Bm25Ranker, ToolRanker, record_names
 
 TODAY = dt.datetime(2023, 3, 31, 9, 0, 0)  # the date API-Bank's GetToday is pinned to
 DEFAULT_DATA = Path(__file__).with_name("default_data.json")
@@ -102,10 +102,14 @@ def apibank_world(init_database: str | Path | None = None, *, seed: int = 0, cas
         return World([Level3(ranker=ranker)], seed=seed, start=today)
     if level != 1:
         raise ValueError("level must be 1 (apis/) or 3 (lv3_apis/)")
+    folder = None if init_database is None else Path(init_database)
+    database = read_database(folder)
+    if ranker is None:  # the default ranking also finds an API by the record names of the data loaded
+        ranker = Bm25Ranker(record_names({name: database.get(app, {}).get(field) for name, app, field in FILES}))
+        ranker.prepare(1)
     apps: list[App[Any]] = [Accounts(), Bank(), Agenda(), Alarm(), Reminder(), Meeting(), Hospital(), Health(),
                             SmartHome(), Hotel(), Stock(), Knowledge(cassette=cassette),
                             Utilities(cassette=cassette, ranker=ranker)]
     world = World(apps, seed=seed, start=today)
-    folder = None if init_database is None else Path(init_database)
-    load_database(world, read_database(folder), folder)
+    load_database(world, database, folder)
     return world
