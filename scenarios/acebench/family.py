@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from pathlib import Path
 from types import MappingProxyType
 
 from ..datasets import dataset_dir
@@ -58,4 +59,5 @@ FAMILY = WorldFamily(
     find_data=functools.partial(dataset_dir, "acebench"),
     load_tasks=load,
     replay=replay_report,
+    errata=Path(__file__).with_name("errata.jsonl"),
 )

@@ -85,4 +85,5 @@ FAMILY = WorldFamily(
     find_data=functools.partial(dataset_dir, "api-bank"),
     load_tasks=load,
     replay=replay_report,
+    errata=Path(__file__).with_name("errata.jsonl"),
 )
