@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import scenarios.banking.family as banking_family
+import toolworlds.rescore as rescore_module
 from evaluators.conventions import evaluator_modules, family_function
 from evaluators.versions import SCORER_VERSIONS, scorer_version
 from sandbox.parsing import Call
@@ -26,6 +27,7 @@ from scenarios.taskhash import task_hash
 from toolworlds.agents import ToolCall, Turn
 from toolworlds.cli import app
 from toolworlds.episodes import run_episode
+from toolworlds.prebuilt import TaskWorlds
 from toolworlds.runner import transcript_rows
 from toolworlds.store import EpisodeRow, MessageRow, RunStore
 from toolworlds.transcript import agent_process
@@ -148,6 +150,30 @@ def test_errata_from_a_file_apply_at_load_are_listed_by_doctor_and_flip_a_rescor
     resumed = runner.invoke(app, ["run", "--agent", "oracle", "--lang", "en", "--db", db, "--run-id", "before",
                                   "--resume", "--workers", "0"])
     assert resumed.exit_code == 0, resumed.output  # a run made before errata resumes with them: no mismatch
+    with pytest.raises(LookupError, match="banking_multi_step_1 left out by an erratum"):
+        TaskWorlds("banking", ["banking_multi_step_1"])  # what `serve --task` and the integrations start from
+
+
+def test_an_episode_whose_scorer_fails_is_stored_as_missed_and_the_rescore_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    invoke("run", "--agent", "oracle", "--lang", "en", "--limit", "4", "--db", db, "--run-id", "a", "--workers", "0")
+    real = rescore_module.episode_scorer
+
+    def scorer(name: str, checker: Any) -> Any:
+        def score(task: Any, *args: Any) -> Any:
+            if task.id == "banking_multi_step_1":
+                raise RuntimeError("scorer bug\nsecond line")
+            return real(name, checker)(task, *args)
+        return score
+
+    monkeypatch.setattr(rescore_module, "episode_scorer", scorer)
+    output = invoke("rescore", "a", "--new-run-id", "b", "--db", db)
+    assert "4 scored again, 3 with the same scores, 1 changed" in output
+    assert "failed to score: banking/en:banking_multi_step_1#0" in output
+    failed = by_key(RunStore(db), "b")[("banking/en", "banking_multi_step_1", 0)]
+    assert not failed.success and failed.error == "rescore: RuntimeError: scorer bug second line"
+    assert failed.scorer_version is None and failed.result_record is None
 
 
 def test_a_malformed_errata_file_is_refused_whole_with_each_line_named(
@@ -287,3 +313,24 @@ def test_acebench_runs_rescore_exactly_and_strict_mode_flips_what_compat_let_pas
     assert flipped  # e.g. a noisy number compat only type-checks (`days=9` for 5)
     shown = invoke("report", "--db", db, "--run-id", "noisy", "--run-id", "strict")
     assert f"noisy -> strict: {len(flipped)} of {total} episodes flipped" in shown and "│ scorer" in shown
+
+
+@pytest.mark.skipif(ACEBENCH is None, reason="ACEBench data not found (../shared/datasets or TOOLWORLDS_DATA)")
+def test_a_run_made_before_the_acebench_errata_rescores_with_them(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    invoke("run", "--tasks", "acebench", "--lang", "en", "--categories", "agent", "--no-errata", "--db", db,
+           "--run-id", "old", "--workers", "0", "--results", str(tmp_path / "results"))
+    store = RunStore(db)
+    stored = store.run("old")
+    assert stored is not None
+    config = json.loads(stored.config)
+    assert len(config["defects"]["acebench/en"]) == 9
+    del config["query"]["errata"]  # as a run made before errata existed recorded its query
+    store.set_config("old", config)
+    output = invoke("rescore", "old", "--new-run-id", "new", "--db", db)
+    assert "44 scored again, 41 with the same scores, 3 changed" in output and "6 left out" in output
+    new = store.run("new")
+    assert new is not None and json.loads(new.config)["defects"] == {"acebench/en": []}  # all corrected
+    changed = {k[1] for k, e in by_key(store, "new").items() if e.process != by_key(store, "old")[k].process}
+    assert changed == {"agent_multi_step_12", "agent_multi_step_13", "agent_multi_turn_6"}  # longer gold paths
+    assert "old -> new: 0 of 44 episodes flipped" in invoke("report", "--db", db, "--run-id", "old", "--run-id", "new")

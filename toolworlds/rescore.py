@@ -24,13 +24,14 @@ from typing import Any, cast
 
 from evaluators.task_score import episode_scorer
 from evaluators.versions import CHECKERS, Checker
+from sandbox.bounds import exception_line
 from sandbox.comparison import Mode
 from scenarios.family import TaskQuery, task_hook
 from scenarios.registry import family
 from scenarios.taskhash import task_hash
 
 from .defects import run_defects
-from .runner import score_columns, summarize_run
+from .runner import _stored_text, score_columns, summarize_run
 from .store import CallRow, EpisodeRow, MessageRow, RunStore
 from .transcript import agent_process, replay
 
@@ -56,13 +57,15 @@ class Rescored:
     copied: list[str] = field(default_factory=list)  # nothing to score again: kept as stored
     left_out: list[str] = field(default_factory=list)  # task no longer in the data
     diverged: list[str] = field(default_factory=list)  # the replay's calls differ from the stored call log
+    failed: list[str] = field(default_factory=list)  # the replay or the scorer raised: stored as missed, with why
 
     def lines(self) -> list[str]:
         """What the rescore did, for a person: the counts, then up to ten episodes of each list."""
         lines = [f"{self.source} -> {self.run_id} ({self.checker}): {self.episodes} episodes stored, {self.scored} "
                  f"scored again, {self.unchanged} with the same scores, {len(self.changed)} changed, "
                  f"{len(self.copied)} copied unscored, {len(self.left_out)} left out (no longer in the data)"]
-        for label, names in (("changed", self.changed), ("copied unscored", self.copied),
+        for label, names in (("changed", self.changed), ("failed to score", self.failed),
+                             ("copied unscored", self.copied),
                              ("left out", self.left_out), ("replay differs from the stored call log", self.diverged)):
             if names:
                 more = f" and {len(names) - 10} more" if len(names) > 10 else ""
@@ -90,9 +93,9 @@ def rescore_run(store: RunStore, run_id: str, new_run_id: str, *, checker: Check
     if data is None and query.get("data"):
         data = Path(query["data"])
     tasks = _tasks(episodes, data, errata=query.get("errata", True) is not False)
-    run_defects(store, run_id)  # known defects are kept with the run: the new one inherits them, not a replay
-    config = json.loads(store.run(run_id).config or "{}")  # type: ignore[union-attr]
-    store.start_run(new_run_id, stored.agent, {**config, "rescored": {
+    # Known defects are found again for the new run (once, then kept with it): errata may have corrected some.
+    kept = {key: value for key, value in config.items() if key != "defects"}
+    store.start_run(new_run_id, stored.agent, {**kept, "rescored": {
         "from": run_id, "mode": checker, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}})
     done = Rescored(new_run_id, run_id, checker)
     for episode in episodes:
@@ -106,11 +109,15 @@ def rescore_run(store: RunStore, run_id: str, new_run_id: str, *, checker: Check
         if _unscored(episode) or not messages:
             done.copied.append(name)
         else:
-            columns, replayed = _score_again(episode, task, messages, checker)
+            try:
+                columns, replayed = _score_again(episode, task, messages, checker)
+            except Exception as exc:  # one episode's replay or scorer failing never stops the rescore
+                columns, replayed = _failed(exc), [(c.tool, c.error_type) for c in calls]
+                done.failed.append(name)
             done.scored += 1
             if replayed != [(c.tool, c.error_type) for c in calls]:
                 done.diverged.append(name)
-            if all(columns[key] == getattr(episode, key) for key in SCORE_COLUMNS):
+            if all(columns.get(key, getattr(episode, key)) == getattr(episode, key) for key in SCORE_COLUMNS):
                 done.unchanged += 1
             else:
                 done.changed.append(name)
@@ -120,6 +127,12 @@ def rescore_run(store: RunStore, run_id: str, new_run_id: str, *, checker: Check
         done.episodes += 1
     store.save_scores(new_run_id, summarize_run(new_run_id, store.episodes(new_run_id), run_defects(store, new_run_id)))
     return done
+
+
+def _failed(exc: Exception) -> dict[str, Any]:
+    """The score columns of an episode its replay or scorer failed on: missed, with the reason as its error."""
+    return {"success": False, "state_fraction": 0.0, "process": 0.0, "diff": "[]", "result_record": None,
+            "scorer_version": None, "error": f"rescore: {exception_line(exc)}"}
 
 
 def _unscored(episode: EpisodeRow) -> bool:
@@ -158,5 +171,5 @@ def _tasks(episodes: Sequence[EpisodeRow], data: Path | None, errata: bool) -> M
                                ) from None
         if loaded.problems:
             raise RescoreError(f"{task_set}: " + "; ".join(loaded.problems[:5]))
-        found.update(((task_set, str(task.id)), task) for task in loaded.tasks)
+        found.update(((task_set, _stored_text(str(task.id))), task) for task in loaded.tasks)  # as stored
     return found
