@@ -13,6 +13,7 @@ verdicts a run stores: the reference's, where a family has a reference) or `stri
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Literal
@@ -38,9 +39,12 @@ def scorer_name(family: str) -> str:
     return family if family_function(family, "score_episode") is not None else GENERIC
 
 
+@functools.cache
 def scorer_version(family: str, checker: Checker = "compat") -> str:
     """The version stored with an episode of `family` scored in `checker` mode, e.g. `acebench/1 compat`.
 
+    Found once per family and mode in a process, as `task_score.episode_scorer` is: for a family with no
+    evaluator module, each lookup is a failed import searching the package's folder, paid per episode.
     A family whose evaluator has a `score_episode` but no entry in `SCORER_VERSIONS` is a bug (a test
     checks every evaluator has one); it is stored as version 0 rather than failing the episode."""
     name = scorer_name(family)
