@@ -3,12 +3,15 @@
 The runner scores each finished episode with `episode_scorer(family)`: the family's own
 `evaluators.<family>.score_episode` when it has one (`conventions.py`), else the generic
 `score_task`. The comparison mode comes from the task's family
-(`WorldFamily.end_state_mode`), never from the runner.
+(`WorldFamily.end_state_mode`), never from the runner. The checker (`compat`, what runs store, or
+`strict`, for `toolworlds rescore --mode strict`) is passed only to scorers that take a `checker`
+keyword; a family's scorer without one gives a single verdict, the same in both.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -19,6 +22,7 @@ from scenarios.family import Task
 
 from .conventions import family_function
 from .process import process_score
+from .versions import CHECKERS, Checker
 
 
 @dataclass(frozen=True)
@@ -30,14 +34,16 @@ class TaskScore:
     unscorable: str = ""  # why the process could not be scored (no or an empty milestone path), else ""
 
 
-def score_task(task: Task, world: World, process: Sequence[str], mode: Mode) -> TaskScore:
+def score_task(task: Task, world: World, process: Sequence[str], mode: Mode, *, checker: Checker = "compat"
+               ) -> TaskScore:
     """Compare the world's end state with the task's ground truth, and the agent's messages
-    with the gold milestone paths (ACEBench's process accuracy). A failed task whose gold has no
+    with the gold milestone paths (ACEBench's process accuracy: raw message strings in `compat`,
+    parsed calls in `strict`, so quoting and spacing do not matter). A failed task whose gold has no
     milestone to match is `unscorable` in process: 0.0 with the reason, never the reference's 1.0."""
     comparison = compare_states(task.ground_truth, task.end_state(world), mode=mode)
     if comparison.equal:
         return TaskScore(True, comparison.fraction, 1.0, comparison.diff)
-    steps = process_score(task.paths, list(process))
+    steps = process_score(task.paths, list(process), canonical=checker == "strict")
     return TaskScore(False, comparison.fraction, steps.score, comparison.diff, steps.unscorable)
 
 
@@ -45,11 +51,18 @@ EpisodeScorer = Callable[[Task, World, Sequence[str], Mode], TaskScore]
 
 
 @functools.cache
-def episode_scorer(family: str) -> EpisodeScorer:
-    """How episodes of `family` are scored: its `score_episode`, or the end-state `score_task`.
+def episode_scorer(family: str, checker: Checker = "compat") -> EpisodeScorer:
+    """How episodes of `family` are scored: its `score_episode`, or the end-state `score_task`, in
+    `checker` mode where the scorer has modes (a `checker` keyword).
 
     Looked up once per family in a process, as an import is: for a family with no evaluator module
     of its own, every lookup was a failed import searching the package's folder: 8% of a whole RL
     episode (`ToolEnv`: reset, two calls, an answer, scored), 3% of an oracle run's episode."""
-    scorer: EpisodeScorer | None = family_function(family, "score_episode")
-    return scorer if scorer is not None else score_task
+    if checker not in CHECKERS:
+        raise ValueError(f"unknown checker {checker!r}; use {' or '.join(CHECKERS)}")
+    found: EpisodeScorer | None = family_function(family, "score_episode")
+    scorer = found if found is not None else score_task
+    if checker == "compat" or "checker" not in inspect.signature(scorer).parameters:
+        return scorer
+    with_checker: Callable[..., TaskScore] = scorer
+    return functools.partial(with_checker, checker=checker)

@@ -9,6 +9,7 @@ compared, and how its gold paths replay. Adding a benchmark means writing
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,6 +83,7 @@ class TaskQuery:
     difficulties: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     limit: int | None = None
+    errata: bool = True  # apply the family's errata (`scenarios.errata`); False reads the data as published
 
     def unanswered(self, answered: Sequence[str]) -> list[str]:
         """The optional filters this query uses that a family answering only `answered` cannot."""
@@ -95,6 +97,7 @@ class TaskLoad:
 
     tasks: list[Any] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    errata: list[str] = field(default_factory=list)  # ids of the tasks an erratum changed or left out
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,8 @@ class WorldFamily:
         replay: Replays gold paths from a data folder, or None.
         filters: The optional `TaskQuery` filters its tasks can answer ("difficulties",
             "tags"); a query using another is refused rather than silently ignored.
+        errata: Its errata file (`scenarios.errata`: corrections of published tasks, applied
+            by `tasks`), or None.
     """
 
     name: str
@@ -150,6 +155,7 @@ class WorldFamily:
     load_tasks: Callable[[TaskQuery], TaskLoad] | None = None
     replay: Replayer | None = None
     filters: tuple[str, ...] = ()
+    errata: Path | None = None
 
     def data_source(self, given: Path | None) -> Path:
         """The folder or file to read tasks from; raises `LookupError` saying what to pass."""
@@ -174,7 +180,15 @@ class WorldFamily:
         unanswered = query.unanswered(self.filters)
         if unanswered:
             raise LookupError(f"{self.name} tasks carry no {' or '.join(unanswered)} to filter on")
-        return self.load_tasks(query)
+        from .errata import apply_errata, read_errata  # here: drawing the command line imports this module
+
+        errata = read_errata(self.errata) if self.errata is not None and query.errata else []
+        if not any(erratum.lang in (None, query.lang) for erratum in errata):
+            return self.load_tasks(query)
+        # Corrected before the limit is taken, so `--limit N` still gives N tasks when errata leave some out.
+        loaded = self.load_tasks(dataclasses.replace(query, limit=None))
+        tasks, changed = apply_errata(loaded.tasks, errata, query.lang)
+        return TaskLoad(select(tasks, TaskQuery(limit=query.limit)), loaded.problems, changed)
 
 
 def select(tasks: Sequence[Any], query: TaskQuery) -> list[Any]:

@@ -107,6 +107,13 @@ def test_an_llm_run_over_a_fake_endpoint_reproduces_the_perfect_answer_scores(tm
         assert {n: s.accuracy for n, s in ran.items()} == {n: s.accuracy for n, s in expected.items()}
     assert {"agent_multi_turn", "agent_multi_step", "normal_atom_bool", "special_irrelevant"} <= set(ran)
     assert ran["agent_multi_turn"].total >= 1 and "the paper's table" in output
+    # The stored LLM run scored again from its transcripts alone: the same scores, the endpoint not asked.
+    asked = len(model.seen)  # type: ignore[attr-defined]
+    rescored = CliRunner().invoke(app, ["rescore", "r", "--new-run-id", "again", "--db",
+                                        f"sqlite:///{tmp_path / 'runs.db'}"])
+    assert rescored.exit_code == 0, rescored.output
+    assert "40 episodes stored, 40 scored again, 40 with the same scores" in rescored.output
+    assert len(model.seen) == asked  # type: ignore[attr-defined]
 
 
 def test_a_missing_sort_named_as_sort_by_is_wrong_in_strict_mode_only(tmp_path: Path) -> None:

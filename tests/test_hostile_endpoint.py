@@ -131,11 +131,13 @@ def endpoint() -> Iterator[tuple[HostileEndpoint, str]]:
         yield hostile, url + "/v1"
 
 
-def stored(db: Path) -> list[EpisodeRow]:
+def stored(db: Path, run_id: str | None = None) -> list[EpisodeRow]:
     store = RunStore(f"sqlite:///{db}")
     try:
-        (run,) = store.runs()
-        return store.episodes(run.run_id)
+        if run_id is None:
+            (run,) = store.runs()
+            run_id = run.run_id
+        return store.episodes(run_id)
     finally:
         store.close()
 
@@ -182,18 +184,29 @@ def test_every_hostile_reply_is_an_error_of_its_own_episode_and_the_run_exits_0(
             text.encode("utf-8")
             assert len(text) < 50_000
 
-    # --resume skips failed episodes: nothing is run, nothing is asked of the endpoint.
+    # rescore: every stored transcript, the failed ones' too, scored again to the same scores; nothing asked.
     asked = sum(hostile.requests.values())
+    rescored = CliRunner().invoke(app, ["rescore", "hostile", "--new-run-id", "rescored", "--db", f"sqlite:///{db}"])
+    assert rescored.exit_code == 0, rescored.output
+    assert f"{len(TASKS)} episodes stored, {len(TASKS)} scored again, {len(TASKS)} with the same scores" \
+           in rescored.output and "replay differs" not in rescored.output
+    again_scored = {e.task_id: e for e in stored(db, "rescored")}
+    for episode in episodes:
+        twin = again_scored[episode.task_id]
+        assert (twin.success, twin.state_fraction, twin.process, twin.diff, twin.error) == (
+            episode.success, episode.state_fraction, episode.process, episode.diff, episode.error)
+
+    # --resume skips failed episodes: nothing is run, nothing is asked of the endpoint.
     again = CliRunner().invoke(app, [*command, "--resume"])
     assert again.exit_code == 0, again.output
     assert sum(hostile.requests.values()) == asked
-    assert [(e.id, e.error) for e in stored(db)] == [(e.id, e.error) for e in episodes]
+    assert [(e.id, e.error) for e in stored(db, "hostile")] == [(e.id, e.error) for e in episodes]
 
     # --retry-failed runs exactly the failed ones again, now that the endpoint behaves.
     hostile.healed = True
     retried = CliRunner().invoke(app, [*command, "--resume", "--retry-failed"])
     assert retried.exit_code == 0, retried.output
-    after = stored(db)
+    after = stored(db, "hostile")
     assert len(after) == len(TASKS) and all(e.error is None for e in after)
     kept = {e.task_id: e.id for e in episodes if e.error is None}
     assert {e.task_id: e.id for e in after if e.task_id in kept} == kept  # the healthy ones were not rerun

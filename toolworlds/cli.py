@@ -195,6 +195,13 @@ def doctor(
         console.print(f"[red]{escape(finding)}[/]", highlight=False, soft_wrap=True)
     for note in report.notes:
         console.print(f"[yellow]{escape(note)}[/]", highlight=False, soft_wrap=True)
+    from scenarios.errata import errata_lines
+
+    try:
+        for line in errata_lines(_family(family_name).errata, lang, report.findings):
+            console.print(escape(line), highlight=False, soft_wrap=True)
+    except ValueError as exc:  # a malformed errata file: named, line by line
+        raise fail(str(exc)) from None
     console.print(f"{len(report.rows)} rows: {sum(report.ok)} reproduce, {len(report.findings)} finding(s)")
     if report.findings:
         raise typer.Exit(code=1)
@@ -381,6 +388,8 @@ def run(
     results: Annotated[Path | None, typer.Option(
         help="Where benchmarks with their own result files (acebench, apibank) write them, one folder per task set "
              "(default: results/<run-id>).")] = None,
+    errata: Annotated[bool, typer.Option(help="Apply each family's errata (corrected or left-out tasks, listed by "
+                                         "`toolworlds doctor`); --no-errata reads the data as published.")] = True,
 ) -> None:
     """Run an agent over task sets, store every episode, and print the scores.
 
@@ -433,6 +442,7 @@ def run(
         categories=tuple(_split([*(categories or []), *(filter_category or [])]) or chosen.filter_category)
         + tuple(f"level-{n}" for n in level or ()),
         tags=tuple(filter_tags or chosen.filter_tags), task_ids=tuple(_split(task_ids or []) or chosen.task_ids))
+    query = dataclasses.replace(query, errata=errata)
     sets = _task_sets(tasks or list(chosen.benchmark) or ["banking"], langs, query)
     if query.limit is not None and len(sets) > 1:
         errors.print(f"note: --limit {query.limit} applies to each of the {len(sets)} task sets "
@@ -610,6 +620,8 @@ def _config_options(config: dict[str, Any]) -> list[str]:
         value = config.get(key, default)
         if value != default and value is not None:
             options += [flag, str(value)]
+    if (config.get("query") or {}).get("errata") is False:
+        options.append("--no-errata")
     for key, flag in _QUERY_OPTIONS:
         value = (config.get("query") or {}).get(key)
         if value in (None, [], ()):
@@ -693,6 +705,15 @@ def report(
                           soft_wrap=True)
         if scores:
             console.print(score_table(name, scores, title=f"{escape(name)}: {escape(stored.agent)}"))
+    if len(runs) > 1:  # which episodes flipped, from the first run to each other one
+        from .flips import compare_runs, flips_summary, flips_table
+
+        first = store.episodes(runs[0])
+        for other in runs[1:]:
+            compared = compare_runs(runs[0], first, other, store.episodes(other))
+            console.print(escape(flips_summary(compared)), highlight=False, soft_wrap=True)
+            if compared.flips:
+                console.print(flips_table(compared))
     if html_path is not None:
         from .report_html import html_report
 
@@ -701,6 +722,34 @@ def report(
         except RuntimeError as exc:
             raise fail(str(exc)) from None
         console.print(f"wrote {escape(str(html_path))}", highlight=False)
+    store.close()
+
+
+@app.command()
+def rescore(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The stored run to score again.")],
+    mode: Annotated[str, typer.Option(help="compat (the verdicts runs store) or strict (bugs fixed).")] = "compat",
+    new_run_id: Annotated[str | None, typer.Option("--new-run-id", help="Name of the new run (default: run-N).")
+                          ] = None,
+    data: Annotated[Path | None, typer.Option(help="Task data folder or file (default: the run's own).")] = None,
+    db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
+) -> None:
+    """Score a stored run again into a new run, replaying its transcripts: no model is asked.
+
+    For a scorer fix or a data erratum; `toolworlds report --run-id RUN --run-id NEW` shows what flipped."""
+    from .rescore import RescoreError, rescore_run
+
+    store = _open_store(db)
+    name = new_run_id or store.new_run_id()
+    try:
+        done = rescore_run(store, run_id, name, checker=mode, data=data)  # type: ignore[arg-type]
+    except RescoreError as exc:
+        store.close()
+        raise fail(str(exc)) from None
+    for line in done.lines():
+        console.print(escape(line), highlight=False, soft_wrap=True)
+    compare = ["toolworlds", "report", "--db", shown_url(db), "--run-id", run_id, "--run-id", name]
+    console.print(f"compare: {escape(shlex.join(compare))}", highlight=False, soft_wrap=True)
     store.close()
 
 

@@ -14,25 +14,30 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from scenarios.errata import read_errata
 from scenarios.registry import family
 
 from .store import RunStore
 
 
-def known_defects(family_name: str, lang: str, data: Path | None) -> list[str] | None:
+def known_defects(family_name: str, lang: str, data: Path | None, errata: bool = True) -> list[str] | None:
     """Ids of the family's tasks whose gold path does not reproduce, for this data and language;
-    [] when every one does, None when the family has no replay or its data cannot be replayed here."""
+    [] when every one does, None when the family has no replay or its data cannot be replayed here.
+    With `errata` (tasks loaded with the family's errata applied), a task an erratum corrects or
+    leaves out is no known defect of the run: the replay reads the data as published."""
     try:
         entry = family(family_name)
         if entry.replay is None or lang not in entry.languages:
             return None
         report = entry.replay(entry.data_source(data), lang, {})
+        corrected = {e.task_id for e in read_errata(entry.errata) if e.lang in (None, lang)} \
+            if errata and entry.errata is not None else set()
     except Exception:  # no data here, or data the replay cannot read: defects unknown, not "none"
         return None
     if len(report.records) != len(report.ok):  # records not one per row (API-Bank's are per call): no task ids
         return None
     return sorted({str(record["id"]) for record, ok in zip(report.records, report.ok, strict=True)
-                   if not ok and isinstance(record, Mapping) and "id" in record})
+                   if not ok and isinstance(record, Mapping) and "id" in record} - corrected)
 
 
 def run_defects(store: RunStore, run_id: str, task_sets: Iterable[str] | None = None) -> dict[str, list[str] | None]:
@@ -47,8 +52,9 @@ def run_defects(store: RunStore, run_id: str, task_sets: Iterable[str] | None = 
     missing = [name for name in names if name not in cached and "/" in name]
     if missing:
         data = (config.get("query") or {}).get("data")
+        errata = (config.get("query") or {}).get("errata", True)
         for name in missing:
             family_name, lang = name.split("/", 1)
-            cached[name] = known_defects(family_name, lang, Path(data) if data else None)
+            cached[name] = known_defects(family_name, lang, Path(data) if data else None, errata)
         store.set_config(run_id, {**config, "defects": cached})
     return {name: cached.get(name) for name in names}

@@ -47,6 +47,10 @@ class TaskWorlds:
             raise LookupError(f"{family}/{lang}: " + "; ".join(loaded.problems[:5]))
         self.tasks: Mapping[str, Task] = {task.id: task for task in loaded.tasks}
         missing = [task_id for task_id in tasks or () if task_id not in self.tasks]
+        corrected = [task_id for task_id in missing if task_id in loaded.errata]
+        if corrected:  # not a typo: say why the task is not there
+            raise LookupError(f"{family}/{lang}: {', '.join(corrected)} left out by an erratum (`toolworlds doctor "
+                              f"{family}` lists why)")
         if missing or not self.tasks:
             known = ", ".join(list(self.tasks)[:10]) or "none"
             raise LookupError(f"{family}/{lang} has no task {', '.join(missing) or '(any)'}; tasks: {known}")

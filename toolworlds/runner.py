@@ -16,6 +16,7 @@ plain text, and the run goes on. A failed episode counts as stored: `--resume` s
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import importlib
 import json
 import time
@@ -28,12 +29,14 @@ from typing import Any, Protocol
 
 from sqlalchemy.exc import DataError
 
-from evaluators.task_score import episode_scorer
+from evaluators.task_score import TaskScore, episode_scorer
+from evaluators.versions import Checker, scorer_version
 from sandbox.bounds import exception_line, printable_json, printable_text
 from sandbox.limits import redacted_copy
 from sandbox.schemas import openai_tools
 from sandbox.world import World
 from scenarios.family import task_hook
+from scenarios.taskhash import task_hash
 
 from .agents import ChatMessage, NoisyAgent, OracleAgent
 from .defects import run_defects
@@ -209,7 +212,8 @@ def _unordered(value: Any) -> Any:
 def _without_limit(query: Any) -> Any:
     if not isinstance(query, dict):
         return query
-    rest = {key: value for key, value in query.items() if key != "limit"}
+    # Errata applied is the default, and what runs made before errata existed read: not a difference.
+    rest = {key: value for key, value in query.items() if key != "limit" and not (key == "errata" and value is True)}
     return rest if any(value not in (None, [], "") for value in rest.values()) else None
 
 
@@ -297,13 +301,11 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: 
     errors = Counter(r.error.type for r in episode.records if r.error is not None)
     row = {
         "task_set": task_set, "task_id": _stored_text(str(task.id)), "category": _stored_text(str(task.category)),
-        "success": score.success,
-        "state_fraction": score.state_fraction, "process": score.process,
+        **score_columns(task_set, task, world, episode.process, score),
         "steps": episode.steps, "calls": len(episode.records), "errors": sum(errors.values()),
         "error_types": json.dumps(dict(sorted(errors.items()))), "finished": episode.finished,
-        "stop_reason": episode.stop_reason, "diff": _stored_json(score.diff.to_dict()),
+        "stop_reason": episode.stop_reason,
         "error": None if episode.error is None else _stored_text(episode.error), "trial": trial,
-        "result_record": _result_record(task, world, episode.process),
         "tools": tools,
     }
     calls = [
@@ -314,6 +316,18 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: 
         for r in episode.records
     ]
     return Outcome(row, calls, transcript_rows(episode.transcript))
+
+
+def score_columns(task_set: str, task: Any, world: World, process: Sequence[str], score: TaskScore,
+                  checker: Checker = "compat") -> dict[str, Any]:
+    """The stored columns a score fills: its verdicts and diff, the task's result record, and which
+    scorer judged them (`evaluators.versions`). One writer for a run's episodes and `toolworlds rescore`'s,
+    so a rescore that changes nothing stores the same values. The task data's hash (`scenarios.taskhash`)
+    is added where the episode is stored: once per task, not per trial, and off the workers' episode time
+    (it was a sixth of an oracle ACEBench episode)."""
+    return {"success": score.success, "state_fraction": score.state_fraction, "process": score.process,
+            "diff": _stored_json(score.diff.to_dict()), "result_record": _result_record(task, world, list(process)),
+            "scorer_version": scorer_version(task_set.split("/", 1)[0], checker)}
 
 
 def _result_record(task: Any, world: Any, process: list[str]) -> str | None:
@@ -433,9 +447,10 @@ def execute_run(
         from .process_backend import ProcessBackend
 
         backend = ProcessBackend(workers)
+    hashes = {(name, _stored_text(str(task.id))): task_hash(task) for name, task, _, _ in pending}
     outcomes = backend.outcomes(pending, spec)
     try:
-        _store_outcomes(store, run_id, outcomes, on_done)
+        _store_outcomes(store, run_id, outcomes, on_done, hashes)
     finally:  # also when interrupted mid-commit: a generator backend ends its workers now, not when collected
         close = getattr(outcomes, "close", None)
         if close is not None:
@@ -446,15 +461,16 @@ def execute_run(
 
 
 def _store_outcomes(store: RunStore, run_id: str, outcomes: Iterable[Outcome],
-                    on_done: Callable[[Outcome], None] | None) -> None:
-    """Commit each outcome as it arrives, one transaction per episode."""
+                    on_done: Callable[[Outcome], None] | None, hashes: Mapping[tuple[str, str], str]) -> None:
+    """Commit each outcome as it arrives, one transaction per episode, with its task's data hash."""
     for outcome in outcomes:
-        episode = EpisodeRow(run_id=run_id, finished_at=dt.datetime.now(dt.UTC), **outcome.episode)
+        kept = outcome.episode
+        episode = EpisodeRow(run_id=run_id, finished_at=dt.datetime.now(dt.UTC), **kept,
+                             task_hash=hashes.get((kept["task_set"], kept["task_id"])))
         try:
             store.save_episode(episode, [CallRow(episode_id=0, **call) for call in outcome.calls],
                                [MessageRow(episode_id=0, **message) for message in outcome.messages])
         except (OverflowError, DataError) as exc:  # a value this episode brought, not the store: only it fails
-            kept = outcome.episode
             refused = failed_row(kept["task_set"], kept["task_id"], kept["category"],
                                  f"store: its record holds a value the database refuses ({exception_line(exc)})",
                                  kept.get("trial") or 0)
@@ -490,6 +506,16 @@ def summarize_run(run_id: str, episodes: Iterable[EpisodeRow],
             clean = [e for e in members if (e.task_set, e.task_id) not in flawed]
             metrics["defective"] = n - len(clean)
             metrics["end_to_end_clean"] = round(sum(e.success for e in clean) / len(clean), 3) if clean else 0.0
-        rows.extend(ScoreRow(run_id=run_id, task_set=task_set, category=category, metric=metric, value=value)
-                    for metric, value in metrics.items())
+        versions = ", ".join(sorted({e.scorer_version for e in members if e.scorer_version})) or None
+        data = group_data_hash(members)
+        rows.extend(ScoreRow(run_id=run_id, task_set=task_set, category=category, metric=metric, value=value,
+                             scorer_version=versions, data_hash=data) for metric, value in metrics.items())
     return rows
+
+
+def group_data_hash(episodes: Iterable[EpisodeRow]) -> str | None:
+    """One hash over the task hashes of a group's episodes (None when none has one: an older database)."""
+    hashes = sorted({(e.task_set, e.task_id, e.task_hash) for e in episodes if e.task_hash})
+    if not hashes:
+        return None
+    return hashlib.sha256(json.dumps(hashes).encode()).hexdigest()[:16]

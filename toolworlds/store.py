@@ -10,7 +10,7 @@ it is open) and an episode's calls go in as one statement: storing an episode co
 than running it (bench/store.py).
 
 Databases written by an older toolworlds lack columns and tables added since (such as
-`episodes.error`, `episodes.trial`, the `messages` of transcripts); opening one adds each
+`episodes.error`, `episodes.trial`, `episodes.scorer_version`, the `messages` of transcripts); opening one adds each
 missing column, all of them nullable, and each missing table, so old runs keep working. Such a
 database's unique key of episodes has no trial: it holds one trial per task (`--trials 1`).
 """
@@ -69,6 +69,11 @@ class EpisodeRow(SQLModel, table=True):
     # Which of the run's repeated trials of the task this is (0 for the first; NULL in older databases,
     # whose unique key has no trial: such a database holds one trial per task).
     trial: int | None = 0
+    # Which scorer gave the verdicts (`evaluators.versions`, e.g. "acebench/1 compat") and the hash of the
+    # task data they were given (`scenarios.taskhash`); NULL in older databases and for episodes that
+    # could not be run or scored at all.
+    scorer_version: str | None = None
+    task_hash: str | None = None
 
 
 class CallRow(SQLModel, table=True):
@@ -119,6 +124,10 @@ class ScoreRow(SQLModel, table=True):
     category: str
     metric: str
     value: float
+    # The scorer versions of the group's episodes (", "-joined when they differ) and one hash over their
+    # tasks' hashes; NULL in older databases.
+    scorer_version: str | None = None
+    data_hash: str | None = None
 
 
 class RunStore:

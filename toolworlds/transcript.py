@@ -4,7 +4,9 @@ A transcript is the `messages` rows of one episode. What the world was given is 
 exactly: an assistant message's `tool_calls` (name and arguments as the model sent them),
 or its `call_text` when the world read the calls from text. Replaying feeds the same input,
 in the same order, to a fresh world of the task, so the end state is the episode's own
-(worlds are deterministic: seeded, simulated clock, per-world ids).
+(worlds are deterministic: seeded, simulated clock, per-world ids). `agent_process` gives back
+the agent's messages as the episode handed them to its scorer, so `toolworlds rescore` scores a
+stored episode again without asking any model.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from sandbox.calllog import CallRecord
+from sandbox.chat import uses_json
 from sandbox.errors import ParseError
-from sandbox.parsing import Call, decode_arguments
+from sandbox.parsing import Call, decode_arguments, render_calls
 from sandbox.world import World
 from scenarios.family import task_hook
 
+from .agents import ToolCall
 from .store import MessageRow
 from .visible import visible_line, visible_text
 
@@ -44,6 +48,35 @@ def _call(item: dict[str, Any]) -> Call:
         except ParseError:
             arguments = {}
     return Call(item["name"], arguments if isinstance(arguments, dict) else {})
+
+
+def agent_process(messages: Sequence[MessageRow], *, single_reply: bool = False) -> list[str]:
+    """The episode's `process` (`toolworlds.episodes.Episode`): each agent message the world was given, as
+    the episode wrote it down. Written calls are the message's own text; native calls are the text the
+    world read (a message of calls it could not read as objects) or the calls rendered in bracket syntax;
+    a single-reply task's one reply is its text, or its native calls as the JSON message scorers read."""
+    process: list[str] = []
+    for message in messages:
+        if message.role != "assistant" or message.source != "agent":
+            continue
+        native = _native_calls(message)
+        if single_reply:
+            process.append(uses_json(native) if native else message.content)
+            break
+        if native:
+            process.append(message.call_text if message.call_text is not None
+                           else render_calls([_call({"name": c.name, "arguments": c.arguments}) for c in native]))
+        elif message.tool_calls or message.call_text is not None:
+            process.append(message.content)
+    return process
+
+
+def _native_calls(message: MessageRow) -> list[ToolCall]:
+    """A message's native tool calls (those the model sent with an id), as sent; [] for written calls."""
+    items = json.loads(message.tool_calls) if message.tool_calls else []
+    if not any(isinstance(item, dict) and item.get("id") is not None for item in items):
+        return []
+    return [ToolCall(item.get("id"), item.get("name"), item.get("arguments")) for item in items]
 
 
 def replay(task: Any, messages: Sequence[MessageRow], *, single_reply: bool | None = None) -> tuple[World,

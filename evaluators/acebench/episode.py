@@ -6,6 +6,8 @@ verdicts in the columns every family has: `success` and `process` are the compat
 (the reference's), `state_fraction` is the strict verdict (1.0 or 0.0), and `diff` shows
 the reply beside the possible answer when compat says wrong. Agent tasks are scored by
 end state and process, as every world family is (`evaluators.task_score.score_task`).
+`checker="strict"` (`toolworlds rescore --mode strict`) makes the strict verdict an item's
+`success` and `process`, and compares an agent task's process by parsed calls.
 """
 
 from __future__ import annotations
@@ -19,16 +21,19 @@ from sandbox.diffing import diff_states
 from scenarios.family import task_hook
 
 from ..task_score import TaskScore, score_task
+from ..versions import Checker
 from .items import check_item
 
 
-def score_episode(task: Any, world: World, process: Sequence[str], mode: StateMode) -> TaskScore:
+def score_episode(task: Any, world: World, process: Sequence[str], mode: StateMode, *,
+                  checker: Checker = "compat") -> TaskScore:
     """The family's per-episode score (found by `evaluators.task_score.episode_scorer`)."""
     if not task_hook(task, "single_reply", False):
-        return score_task(task, world, process, mode)
+        return score_task(task, world, process, mode, checker=checker)
     reply = process[0] if process else ""
     compat = check_item(task.category, task.functions, reply, task.ground_truth, "compat")
     strict = check_item(task.category, task.functions, reply, task.ground_truth, "strict")
     expected = task.paths[0][0] if task.paths and task.paths[0] else ""
-    diff = diff_states({"reply": expected}, {"reply": expected if compat.valid else reply})
-    return TaskScore(compat.valid, 1.0 if strict.valid else 0.0, 1.0 if compat.valid else 0.0, diff)
+    verdict = strict if checker == "strict" else compat
+    diff = diff_states({"reply": expected}, {"reply": expected if verdict.valid else reply})
+    return TaskScore(verdict.valid, 1.0 if strict.valid else 0.0, 1.0 if verdict.valid else 0.0, diff)

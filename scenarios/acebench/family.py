@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from types import MappingProxyType
 
 from ..datasets import DatasetFolder
@@ -57,4 +58,5 @@ FAMILY = WorldFamily(
     find_data=DatasetFolder("acebench"),
     load_tasks=load,
     replay=replay_report,
+    errata=Path(__file__).with_name("errata.jsonl"),
 )

@@ -84,4 +84,5 @@ FAMILY = WorldFamily(
     find_data=DatasetFolder("api-bank"),
     load_tasks=load,
     replay=replay_report,
+    errata=Path(__file__).with_name("errata.jsonl"),
 )

@@ -58,4 +58,5 @@ FAMILY = WorldFamily(
     load_tasks=load,
     replay=replay_report,
     filters=("difficulties", "tags"),
+    errata=Path(__file__).with_name("errata.jsonl"),
 )
