@@ -442,3 +442,94 @@ def test_gold_paths_score_alike_through_the_env_trl_and_a_run(family: str, lang:
         counts["tasks"] += 1
     print(f"\n{family}/{lang}: {counts}")
     assert counts["tasks"] == len(worlds.tasks) > 0
+
+
+# -- gymnasium: ids, vector environments, every action -----------------------------------------
+
+class SdkMessage:
+    """An SDK-style assistant message (attributes, not keys)."""
+
+    def __init__(self, content: Any, tool_calls: Any = None) -> None:
+        self.content, self.tool_calls = content, tool_calls
+
+
+LOGIN_CALL = {"id": "c1", "type": "function",
+              "function": {"name": "login_bank", "arguments": {"customer_id": "C001", "password": "eve2024"}}}
+# Every kind of action the action space accepts, and some it does not: none may raise out of a step.
+ACTIONS: list[Any] = [
+    "[login_bank(customer_id='C001', password='eve2024')]",
+    {"role": "assistant", "content": [{"type": "text", "text": "[login_bank(customer_id='C001', "},
+                                      {"type": "text", "text": "password='eve2024')]"}]},
+    {"role": "assistant", "content": [{"type": "image_url", "image_url": {"url": "data:,"}}], "tool_calls": None},
+    {"role": "assistant", "content": None, "tool_calls": [LOGIN_CALL]},
+    {"content": 7}, {"tool_calls": 5}, {"tool_calls": "nonsense"}, {"tool_calls": [{"function": None}]},
+    {"role": "assistant", "content": None, "tool_calls": [{"function": {"name": "x", "arguments": {1j: 2}}}]},
+    SdkMessage([{"type": "text", "text": "All done."}]), SdkMessage(None, [LOGIN_CALL]),
+    42, None, b"bytes", ["a", "list"],
+]
+
+
+def test_tools_and_spaces_are_there_before_reset() -> None:
+    env = ToolEnv("banking")
+    names = {tool["function"]["name"] for tool in env.tools}
+    assert {"login_bank", "get_balance", "deposit"} <= names and env.observation_space.contains(
+        {"messages": [{"role": "user", "content": "hi"}], "tools": env.tools})
+    assert env.action_space.contains("hello") and env.tools == ToolEnv("banking").tools
+
+
+def test_gymnasium_ids_make_and_make_vec() -> None:
+    env = gymnasium.make("toolworlds/banking-v0", tasks=[STEP])
+    observation, info = env.reset(seed=3)
+    assert info["task"] == STEP and observation["messages"][0]["role"] == "system"
+    assert gymnasium.make("toolworlds.env:toolworlds/banking-v0", lang="zh").unwrapped.worlds.lang == "zh"
+    with pytest.raises(LookupError, match="example world"):
+        gymnasium.make("toolworlds/todo-v0")
+    vector = gymnasium.make_vec("toolworlds/banking-v0", num_envs=2, vectorization_mode="sync", tasks=[STEP])
+    observations, _ = vector.reset(seed=0)
+    assert len(observations) == 2 and observations[0]["tools"]
+    vector.close()
+
+
+@pytest.mark.parametrize("vector_class", ["SyncVectorEnv", "AsyncVectorEnv"])
+def test_vector_envs_with_defaults_take_every_action(vector_class: str) -> None:
+    """Default arguments (AsyncVectorEnv: shared memory, which the conversation space fills with JSON),
+    every action the space accepts and some it does not: each batch steps, nothing raises, and the
+    observations are the ones a single environment gives."""
+    make = getattr(gymnasium.vector, vector_class)
+    vector = make([lambda: ToolEnv("banking", [STEP], max_steps=4)] * 2)
+    single = ToolEnv("banking", [STEP], max_steps=4)
+    try:
+        observations, _ = vector.reset(seed=1)
+        expected, _ = single.reset(seed=1)
+        assert list(observations) == [expected, expected]
+        for action in ACTIONS:
+            assert vector.action_space is not None
+            observations, rewards, terminated, truncated, infos = vector.step((action, ACTIONS[0]))
+            assert len(observations) == 2 and all(o in single.observation_space for o in observations)
+    finally:
+        vector.close()
+
+
+def test_a_big_observation_crosses_shared_memory_whole() -> None:
+    """An observation larger than its shared-memory slot goes through a file, not cut."""
+    from toolworlds.spaces import SLOT_BYTES
+
+    vector = gymnasium.vector.AsyncVectorEnv([lambda: ToolEnv("banking", [STEP])] * 2)
+    try:
+        vector.reset(seed=0)
+        answer = "x" * (SLOT_BYTES + 10)
+        observations, *_ = vector.step((answer, "short"))
+        assert observations[0]["messages"][-1]["content"] == answer
+        assert observations[1]["messages"][-1]["content"] == "short"
+    finally:
+        vector.close()
+
+
+def test_a_text_message_over_the_call_limit_ends_the_episode_as_a_native_one_does() -> None:
+    env = ToolEnv("banking", [STEP])
+    env.reset()
+    limit = env.world.limits.max_calls
+    text = "[" + ", ".join("login_device()" for _ in range(limit + 1)) + "]"
+    _, _, terminated, truncated, info = env.step(text)
+    assert info["stop_reason"] == "call limit" and info["call_errors"] == ["parse_error"]
+    assert terminated and not truncated
