@@ -503,8 +503,7 @@ def test_vector_envs_with_defaults_take_every_action(vector_class: str) -> None:
         expected, _ = single.reset(seed=1)
         assert list(observations) == [expected, expected]
         for action in ACTIONS:
-            assert vector.action_space is not None
-            observations, rewards, terminated, truncated, infos = vector.step((action, ACTIONS[0]))
+            observations, *_ = vector.step((action, ACTIONS[0]))
             assert len(observations) == 2 and all(o in single.observation_space for o in observations)
     finally:
         vector.close()
