@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import tempfile
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,7 +27,7 @@ from toolworlds.prebuilt import TaskWorlds
 
 gymnasium = pytest.importorskip("gymnasium")
 
-from toolworlds.env import ToolEnv, trl_environment, trl_environments  # noqa: E402
+from toolworlds.env import ToolEnv, trl_dataset, trl_environment, trl_environments  # noqa: E402
 from toolworlds.signatures import OfferedTool, python_name_problems, tool_method  # noqa: E402
 
 STEP, TURN = "banking_multi_step_4", "banking_multi_turn_2"  # pay the rent; deposit and pay off the loan
@@ -532,3 +533,48 @@ def test_a_text_message_over_the_call_limit_ends_the_episode_as_a_native_one_doe
     _, _, terminated, truncated, info = env.step(text)
     assert info["stop_reason"] == "call limit" and info["call_errors"] == ["parse_error"]
     assert terminated and not truncated
+
+
+# -- TRL datasets and one real training step ----------------------------------------------------
+
+
+def test_trl_dataset_makes_each_group_one_task_with_its_own_tools() -> None:
+    datasets = pytest.importorskip("datasets", reason="trl_dataset builds a datasets.Dataset")
+    dataset = trl_dataset("banking", [STEP, TURN], repeats=3)
+    assert isinstance(dataset, datasets.Dataset) and dataset.num_rows == 6
+    assert dataset["task"] == [STEP] * 3 + [TURN] * 3  # a GRPO group of 3 is one task
+    classes = trl_environments("banking", [STEP, TURN])
+    for row in dataset:
+        environment = classes[row["environment"]]()
+        observation, _ = ToolEnv("banking", protocol="native").reset(options={"task": row["task"]})
+        assert row["prompt"][:-1] == observation["messages"][:-1] and row["prompt"][-1]["content"] == ""
+        last = environment.reset(**row)  # TRL appends this to the prompt's last message
+        assert [*row["prompt"][:-1], {**row["prompt"][-1], "content": last}] == observation["messages"]
+        assert environment._env.task.id == row["task"]
+        methods = {name for name, _ in inspect.getmembers(environment, inspect.ismethod)
+                   if not name.startswith("_") and name not in ("reset", "get_reward")}
+        assert methods == {tool["function"]["name"] for tool in observation["tools"]}
+    assert trl_dataset("banking", [STEP])["prompt"] == trl_dataset("banking", [STEP])["prompt"]  # no unseeded draw
+
+
+@pytest.mark.trl_training
+def test_one_grpo_step_trains_on_a_trl_dataset_group() -> None:
+    """Opt in: `python -m pytest -m trl_training tests/test_env.py` in a venv with trl and torch (not in the
+    dev extra). One real GRPOTrainer step (scripts/trl_grpo_step.py, a tiny random model built offline):
+    the group's rollouts all ran the row's task, and TRL rendered exactly that task's tools."""
+    pytest.importorskip("trl", reason="the GRPO step needs trl and torch: pip install trl in a venv of its own")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("trl_grpo_step", Path(__file__).parents[1] / "scripts"
+                                                  / "trl_grpo_step.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trainer = script.grpo_step("banking", [STEP], 2, Path(tempfile.mkdtemp()))
+    assert trainer.state.global_step == 1
+    assert [env._env.task.id for env in trainer.environments] == [STEP, STEP]
+    offered = {tool["function"]["name"] for tool in ToolEnv("banking").worlds.offered(STEP)}
+    (rendered,) = trainer._env_tools.values()  # one tool set: one environment class
+    assert {tool.__name__ for tool in rendered} == offered
