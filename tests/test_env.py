@@ -26,6 +26,7 @@ from toolworlds.episodes import run_episode
 from toolworlds.prebuilt import TaskWorlds
 
 gymnasium = pytest.importorskip("gymnasium")
+pytestmark = pytest.mark.long_running  # every bundled task, three ways (~30 s): collected first, see tests/conftest.py
 
 from toolworlds.env import ToolEnv, trl_dataset, trl_environment, trl_environments  # noqa: E402
 from toolworlds.signatures import OfferedTool, python_name_problems, tool_method  # noqa: E402
@@ -485,7 +486,7 @@ def test_gymnasium_ids_make_and_make_vec() -> None:
     assert gymnasium.make("toolworlds.env:toolworlds/banking-v0", lang="zh").unwrapped.worlds.lang == "zh"
     with pytest.raises(LookupError, match="example world"):
         gymnasium.make("toolworlds/todo-v0")
-    vector = gymnasium.make_vec("toolworlds/banking-v0", num_envs=2, vectorization_mode="sync", tasks=[STEP])
+    vector = gymnasium.make_vec("toolworlds/banking-v0", num_envs=2, vectorization_mode="async", tasks=[STEP])
     observations, _ = vector.reset(seed=0)
     assert len(observations) == 2 and observations[0]["tools"]
     vector.close()

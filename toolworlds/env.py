@@ -207,7 +207,7 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         self._world, self._episode, self._user, self._steps, self._request = world, episode, user, steps, request
         self._protocol = self.protocol or task_protocol(task)
         self._messages = [{"role": "system", "content": agent_prompt(task, self._protocol)}]
-        self._tools = self.worlds.offered(task_id)
+        self._tools = self.worlds.shared_offered(task_id)
         self._seen = self._shown = 0
         self._final = None
 
@@ -263,7 +263,7 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
 
     def _observation(self) -> dict[str, Any]:
         """The messages not yet observed (or, with `observe="all"`, every message so far) and the task's
-        tools. Message dicts are shared between observations: copy one before editing it."""
+        tools. Message dicts and the tools are shared between observations: copy one before editing it."""
         start = 0 if self.observe == "all" else self._shown
         self._shown = len(self._messages)
         return {"messages": self._messages[start:], "tools": self._tools}

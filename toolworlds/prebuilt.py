@@ -61,7 +61,7 @@ class TaskWorlds:
         self.data = data
         self.seed = seed
         self._built: dict[str, World] = {}
-        self._offered: dict[str, str] = {}
+        self._offered: dict[str, list[dict[str, Any]]] = {}
 
     @property
     def mode(self) -> str:
@@ -100,10 +100,15 @@ class TaskWorlds:
         """The tools a run offers the model for the task, as OpenAI function schemas (a fresh copy):
         the task's own function list (`openai_tools(task.functions)`), which for a task whose tools
         exist only as descriptions (ACEBench's items) is all there is."""
-        text = self._offered.get(task_id)
-        if text is None:
-            text = self._offered[task_id] = json.dumps(openai_tools(self.task(task_id).functions), ensure_ascii=False)
-        tools: list[dict[str, Any]] = json.loads(text)
+        tools: list[dict[str, Any]] = json.loads(json.dumps(self.shared_offered(task_id), ensure_ascii=False))
+        return tools
+
+    def shared_offered(self, task_id: str) -> list[dict[str, Any]]:
+        """`offered`, made once per task and shared by every caller (every episode's observation): read it,
+        never edit it. Copying it costs a reset about half its time."""
+        tools = self._offered.get(task_id)
+        if tools is None:
+            tools = self._offered[task_id] = openai_tools(self.task(task_id).functions)
         return tools
 
     def offered_union(self, task_ids: Sequence[str]) -> list[dict[str, Any]]:
