@@ -28,7 +28,7 @@ from toolworlds.prebuilt import TaskWorlds
 gymnasium = pytest.importorskip("gymnasium")
 pytestmark = pytest.mark.long_running  # every bundled task, three ways (~30 s): collected first, see tests/conftest.py
 
-from toolworlds.env import ToolEnv, trl_dataset, trl_environment, trl_environments  # noqa: E402
+from toolworlds.env import ToolEnv, trl_dataset, trl_environment, trl_environments, trl_reward  # noqa: E402
 from toolworlds.signatures import OfferedTool, python_name_problems, tool_method  # noqa: E402
 
 STEP, TURN = "banking_multi_step_4", "banking_multi_turn_2"  # pay the rent; deposit and pay off the loan
@@ -396,8 +396,9 @@ def test_gold_paths_score_alike_through_the_env_trl_and_a_run(family: str, lang:
     nameable = [task_id for task_id in worlds.tasks if not any(
         python_name_problems(OfferedTool.from_openai(tool)) for tool in worlds.offered(task_id))]
     classes = trl_environments(family, nameable, lang=lang, data=worlds.data)
-    by_task = {task_id: cls for cls in classes.values() for task_id in cls().task_ids}
-    counts = {"tasks": 0, "env_equal": 0, "trl_equal": 0, "trl_words": 0, "trl_searched": 0, "trl_unnameable": 0,
+    by_reply = trl_environments(family, nameable, lang=lang, data=worlds.data, reply_reward=True)
+    by_task = {task_id: key for key, cls in classes.items() for task_id in cls.task_ids}
+    counts = {"tasks": 0, "env_equal": 0, "trl_equal": 0, "trl_reward_words": 0, "trl_searched": 0, "trl_unnameable": 0,
               "searched": 0}
     for task_id in worlds.tasks:
         task = worlds.task(task_id)
@@ -425,14 +426,19 @@ def test_gold_paths_score_alike_through_the_env_trl_and_a_run(family: str, lang:
             counts["trl_unnameable"] += 1
             counts["tasks"] += 1
             continue
-        environment = by_task[task_id]()
+        environment = classes[by_task[task_id]]()
         prompt = environment.reset(task=task_id)
         assert prompt and prompt in "\n\n".join(m["content"] for m in observation["messages"])
         assert {name for name, _ in inspect.getmembers(environment, inspect.ismethod)
                 if not name.startswith("_") and name not in ("reset", "get_reward")} == offered_names(observation)
         calls = [call for message in task.paths[0] for call in gold_calls(message)]
-        if not calls:
-            counts["trl_words"] += 1
+        if not calls:  # words: only a reward function sees them (trl_reward, with reply_reward=True)
+            replying = by_reply[by_task[task_id]]()
+            assert not hasattr(replying, "get_reward")
+            replying.reset(task=task_id)
+            completion = [{"role": "assistant", "content": message} for message in task.paths[0]]
+            assert trl_reward([completion], environments=[replying]) == [replay["reward"]], task_id
+            counts["trl_reward_words"] += 1
         elif missing:
             counts["trl_searched"] += 1  # TRL offers the task's tools; those the searcher reveals are not methods
         else:

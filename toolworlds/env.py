@@ -360,7 +360,7 @@ def trl_environment(family: str, tasks: Sequence[str] | None = None, lang: str =
 
 
 def trl_environments(family: str, tasks: Sequence[str] | None = None, lang: str = "en", *, max_steps: int = 64,
-                     seed: int = 0, data: Path | None = None) -> dict[str, type]:
+                     seed: int = 0, data: Path | None = None, reply_reward: bool = False) -> dict[str, type]:
     """TRL's multi-environment `environment_factory`: one class per set of tools the tasks offer, keyed
     by the name `trl_dataset` writes in each row's `environment` column, so TRL shows each prompt
     exactly its task's tools (it renders a prompt's tools from its environment's methods).
@@ -375,14 +375,16 @@ def trl_environments(family: str, tasks: Sequence[str] | None = None, lang: str 
     TRL runs a message's calls one by one, so where the message ended is not seen. A task whose
     answer is text (API-Bank's response items, ACEBench's special items) cannot be answered
     through tools: `get_reward` gives 0.0 there, since TRL does not show an environment the
-    completion. Multi-turn tasks run on their opening alone,
-    as TRL's loop has no user simulator.
+    completion. With `reply_reward=True` the classes have no `get_reward`; pass
+    `reward_funcs=trl_reward`, which hands each environment its rollout's last reply first, so
+    those tasks are scored too. Multi-turn tasks run on their opening alone, as TRL's loop has
+    no user simulator.
     """
     worlds = TaskWorlds(family, tasks, lang, seed, data)
     classes: dict[str, type] = {}
     for key, (task_ids, tools) in _tool_sets(worlds, list(worlds.tasks)).items():
         classes[key] = _trl_class(_class_name(family, key), family, worlds, task_ids,
-                                  [OfferedTool.from_openai(tool) for tool in tools], max_steps)
+                                  [OfferedTool.from_openai(tool) for tool in tools], max_steps, reply_reward)
     return classes
 
 
@@ -411,6 +413,34 @@ def trl_dataset(family: str, tasks: Sequence[str] | None = None, lang: str = "en
             rows["task"].append(task_id)
             rows["environment"].append(keys[task_id])
     return datasets.Dataset.from_dict(rows)
+
+
+def trl_reward(completions: Sequence[Any], environments: Sequence[Any] | None = None, **_: Any) -> list[float | None]:
+    """A reward function for `GRPOTrainer(reward_funcs=trl_reward)` with `trl_environments(..., reply_reward=True)`:
+    each rollout's environment is handed the rollout's last assistant reply (TRL passes `environments`
+    to reward functions), which ends its episode, and scored. So a task answered in words (ACEBench's
+    special items, API-Bank's response items) is scored as a run scores it. None for a rollout whose
+    environment is not one of ours (TRL then leaves it out of this reward)."""
+    rewards: list[float | None] = []
+    for index, completion in enumerate(completions):
+        environment = environments[index] if environments is not None and index < len(environments) else None
+        finish = getattr(environment, "_finish", None)
+        rewards.append(float(finish(_last_reply(completion))) if callable(finish) else None)
+    return rewards
+
+
+def _last_reply(completion: Any) -> str:
+    """The text of a completion's last assistant message (a conversational completion is a list of
+    messages; a standard one is text)."""
+    if isinstance(completion, str):
+        return completion
+    for message in reversed(list(completion or ())):
+        if isinstance(message, Mapping) and message.get("role", "assistant") == "assistant":
+            try:
+                return _content_text(message.get("content")) or ""
+            except TypeError:
+                return ""
+    return ""
 
 
 def _agreed_tools(worlds: TaskWorlds, task_ids: list[str]) -> list[dict[str, Any]]:
@@ -442,8 +472,9 @@ def _class_name(family: str, key: str) -> str:
 
 
 def _trl_class(name: str, family: str, worlds: TaskWorlds, task_ids: list[str], tools: list[OfferedTool],
-               max_steps: int) -> type:
-    """The class TRL builds environments from: `reset`, `get_reward`, and one method per tool."""
+               max_steps: int, reply_reward: bool = False) -> type:
+    """The class TRL builds environments from: `reset`, `get_reward` (unless `reply_reward`: then
+    `trl_reward` scores it), and one method per tool."""
     clashes = sorted(_RESERVED & {tool.name for tool in tools})
     if clashes:
         raise ValueError(f"tools named {', '.join(clashes)} would shadow TRL's reserved methods")
@@ -462,12 +493,19 @@ def _trl_class(name: str, family: str, worlds: TaskWorlds, task_ids: list[str], 
         self._reply = []
         return _prompt_rest(observation["messages"], row.get("prompt"))
 
-    def get_reward(self: Any) -> float:
+    def finish(self: Any, reply: str | None = None) -> float:
+        """End the episode and score it: a one-reply task's collected calls are its reply, written as
+        its benchmark reads them; else `reply` (the rollout's last words, when known) is the answer."""
         env: ToolEnv = self._env
-        if self._reply and not env.over:  # a one-reply task: the calls collected, written as its benchmark reads
+        if not env.over and self._reply:
             env.step(render_calls(self._reply))
+        elif not env.over and reply is not None:
+            env.step(reply)
         self._reply = []
         return float(env.score()["reward"])
+
+    def get_reward(self: Any) -> float:
+        return float(self._finish())
 
     def run(self: Any, tool: str, arguments: dict[str, Any]) -> str:
         env: ToolEnv = self._env
@@ -488,8 +526,10 @@ def _trl_class(name: str, family: str, worlds: TaskWorlds, task_ids: list[str], 
         "__init__": __init__,
         "task_ids": tuple(task_ids),  # not a method: TRL offers methods only
         "reset": reset,
-        "get_reward": get_reward,
+        "_finish": finish,  # private: TRL offers public methods only
     }
+    if not reply_reward:
+        namespace["get_reward"] = get_reward
     namespace.update({tool.name: tool_method(tool, run) for tool in tools})
     return type(name, (), namespace)
 
