@@ -43,6 +43,20 @@ def test_gymnasium_env_checker_passes_without_warnings() -> None:
         check_env(ToolEnv("banking", [TURN], lang="zh"), skip_render_check=True)
 
 
+@pytest.mark.parametrize(("family", "tasks"), [("acebench", ["normal_atom_bool_0", "agent_multi_turn_0"]),
+                                               ("apibank", None)])
+def test_gymnasium_env_checker_passes_on_the_dataset_families(family: str, tasks: list[str] | None) -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    try:
+        env = ToolEnv(family, tasks)
+    except LookupError as exc:
+        pytest.skip(f"{exc} (../shared/datasets or TOOLWORLDS_DATA)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env, skip_render_check=True)
+
+
 def play(env: ToolEnv, messages: Sequence[str]) -> list[tuple[Any, ...]]:
     return [env.step(message) for message in messages]
 
