@@ -1,10 +1,12 @@
-"""Worlds as RL environments: `ToolEnv` in the gymnasium API, and a class for TRL's `environment_factory`.
+"""Worlds as RL environments: `ToolEnv` in the gymnasium API, and TRL's `environment_factory` and dataset.
 
 Optional: needs `gymnasium` (`pip install -e ".[rl]"` in the toolworlds checkout). An episode is one
 task of a family; the conversation is the one `run_episode` holds (`toolworlds.episodes`), driven a
-step at a time: an action is the assistant's message, the observation is every chat message so far,
-and the scripted (or given) user answers in between on multi-turn tasks. Each reset forks the task's
-prebuilt world, so starting an episode never rebuilds one.
+step at a time: an action is the assistant's message, the reset observation is what a run gives the
+model before it speaks (the system prompt, the opening messages, the tools), a step's observation the
+messages it added, and the scripted (or given) user answers in between on multi-turn tasks. Each
+reset forks the task's prebuilt world, so starting an episode never rebuilds one. Importing this
+module registers the gymnasium ids `toolworlds/<family>-v0`.
 
 The reward, given when the episode ends, is the end-state verdict (1.0 when the world ends
 in the task's ground-truth state); `info["score"]` names its parts (state fraction, process
