@@ -95,6 +95,9 @@ def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn:
                 return
         elif turn.calls or turn.call_text is not None:
             _run_written(turn, world, episode)
+            if _over_call_limit(episode.records[-1:]):  # the same limit, the same end, for calls written as text
+                episode.stop_reason = "call limit"
+                return
         else:
             conversation.append(ChatMessage("assistant", turn.text, source="agent", usage=turn.usage))
         if conversation[-1].role == "tool":
@@ -116,6 +119,12 @@ def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn:
 def _said(role: str, text: str) -> ChatMessage:
     """A message of the user simulator (its usage is filled in by the driver that asked it)."""
     return ChatMessage(role, text, source="user")
+
+
+def _over_call_limit(records: list[CallRecord]) -> bool:
+    """Whether the world refused a message whole for holding more calls than `max_calls`."""
+    return bool(records) and records[0].error is not None and any(
+        detail.get("limit") == "max_calls" for detail in records[0].error.details if isinstance(detail, dict))
 
 
 def _run_written(turn: Turn, world: World, episode: Episode) -> None:

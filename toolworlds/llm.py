@@ -502,10 +502,7 @@ class LLMAgent:
         gets a generic one listing the tools. A task's `calls_in(reply)` says which part of a
         text reply is its request (None: words to the user)."""
         chosen = protocol or task_protocol(task)
-        prompt = task_hook(task, "system_prompt")
-        if not isinstance(prompt, str) or not prompt:
-            prompt = AGENT_PROMPT if chosen == "native" else bracket_prompt(getattr(task, "functions", []))
-        return cls(client, prompt, chosen, task_hook(task, "calls_in"))
+        return cls(client, agent_prompt(task, chosen), chosen, task_hook(task, "calls_in"))
 
     def act(self, conversation: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> Turn:
         if self.protocol == "bracket":
@@ -521,28 +518,25 @@ class LLMAgent:
         return dataclasses.replace(Turn.from_text(content), usage=usage)
 
     def _native_messages(self, conversation: Sequence[ChatMessage]) -> list[dict[str, Any]]:
-        messages: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt}]
-        for message in conversation:
-            if message.role == "assistant" and message.tool_calls:
-                messages.append({"role": "assistant", "content": message.content or None, "tool_calls": [
-                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                    for c in message.tool_calls]})
-            elif message.role == "tool" and message.tool_call_id is not None:
-                messages.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content})
-            elif message.role == "tool":  # results of calls written as text: no call id to answer
-                messages.append({"role": "user", "content": f"execution result: {message.content}"})
-            else:
-                messages.append({"role": message.role, "content": message.content})
-        return messages
+        return [{"role": "system", "content": self.system_prompt}, *(api_message(m, "native") for m in conversation)]
 
     def _bracket_messages(self, conversation: Sequence[ChatMessage]) -> list[dict[str, Any]]:
-        messages: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt}]
-        for message in conversation:
-            if message.role == "tool":
-                messages.append({"role": "user", "content": f"execution result: {message.content}"})
-            else:
-                messages.append({"role": message.role, "content": message.content})
-        return messages
+        return [{"role": "system", "content": self.system_prompt}, *(api_message(m, "bracket") for m in conversation)]
+
+
+def api_message(message: ChatMessage, protocol: str) -> dict[str, Any]:
+    """One message of a conversation as the chat API is sent it in `protocol`: native calls with their
+    ids and each answer naming the call it answers; results of calls written as text (all of them, in
+    the bracket protocol) come back as a user message, since no call id exists to answer."""
+    if protocol == "native" and message.role == "assistant" and message.tool_calls:
+        return {"role": "assistant", "content": message.content or None, "tool_calls": [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in message.tool_calls]}
+    if message.role == "tool":
+        if protocol == "native" and message.tool_call_id is not None:
+            return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+        return {"role": "user", "content": f"execution result: {message.content}"}
+    return {"role": message.role, "content": message.content}
 
 
 PROTOCOLS = ("native", "bracket")
@@ -556,6 +550,15 @@ def task_protocol(task: Any) -> str:
     """The protocol a task asks for (its optional `protocol` attribute), "native" when it names none."""
     protocol = task_hook(task, "protocol")
     return protocol if protocol in PROTOCOLS else "native"
+
+
+def agent_prompt(task: Any, protocol: str) -> str:
+    """The system prompt a model gets for `task` in `protocol`: the task's own when it has one, else the
+    generic one (in the bracket protocol, listing the task's tools, since none go to the API)."""
+    prompt = task_hook(task, "system_prompt")
+    if isinstance(prompt, str) and prompt:
+        return prompt
+    return AGENT_PROMPT if protocol == "native" else bracket_prompt(getattr(task, "functions", []))
 
 
 def bracket_prompt(functions: Sequence[dict[str, Any]]) -> str:

@@ -8,10 +8,12 @@ is never handed out, so nothing an agent does can reach the next episode's start
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from sandbox.schemas import openai_tools
 from sandbox.tools import ToolSpec
 from sandbox.world import World
 from scenarios.family import Task, TaskQuery, WorldFamily
@@ -42,6 +44,11 @@ class TaskWorlds:
             self.family = registry_family(family)
         except KeyError as exc:
             raise LookupError(exc.args[0]) from None
+        if self.family.load_tasks is None:
+            raise LookupError(f"{family} has no runnable tasks: it is the engine's example world, with tools "
+                              "but no task (an instruction and the end state it should reach) to score an "
+                              "episode against; build it with scenarios.registry.family(name).build_world(), "
+                              "or run a family with tasks (banking, acebench, apibank, toolbench)")
         loaded = self.family.tasks(TaskQuery(lang=lang, data=data, task_ids=tuple(tasks or ())))
         if loaded.problems:
             raise LookupError(f"{family}/{lang}: " + "; ".join(loaded.problems[:5]))
@@ -55,8 +62,10 @@ class TaskWorlds:
             known = ", ".join(list(self.tasks)[:10]) or "none"
             raise LookupError(f"{family}/{lang} has no task {', '.join(missing) or '(any)'}; tasks: {known}")
         self.lang = lang
+        self.data = data
         self.seed = seed
         self._built: dict[str, World] = {}
+        self._offered: dict[str, list[dict[str, Any]]] = {}
 
     @property
     def mode(self) -> str:
@@ -90,3 +99,26 @@ class TaskWorlds:
                     raise ValueError(f"tool {name!r} differs between tasks {first_task} and {task_id}: "
                                      "choose tasks whose tools agree")
         return [spec for _, spec in specs.values()]
+
+    def offered(self, task_id: str) -> list[dict[str, Any]]:
+        """The tools a run offers the model for the task, as OpenAI function schemas (a fresh copy):
+        the task's own function list (`openai_tools(task.functions)`), which for a task whose tools
+        exist only as descriptions (ACEBench's items) is all there is."""
+        tools: list[dict[str, Any]] = json.loads(json.dumps(self.shared_offered(task_id), ensure_ascii=False))
+        return tools
+
+    def shared_offered(self, task_id: str) -> list[dict[str, Any]]:
+        """`offered`, made once per task and shared by every caller (every episode's observation): read it,
+        never edit it. Copying it costs a reset about half its time."""
+        tools = self._offered.get(task_id)
+        if tools is None:
+            tools = self._offered[task_id] = openai_tools(self.task(task_id).functions)
+        return tools
+
+    def offered_union(self, task_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Every tool the tasks offer, once each by name (the first task's schema for a name)."""
+        union: dict[str, dict[str, Any]] = {}
+        for task_id in task_ids:
+            for tool in self.offered(task_id):
+                union.setdefault(str(tool.get("function", {}).get("name")), tool)
+        return list(union.values())

@@ -15,10 +15,40 @@ from __future__ import annotations
 import inspect
 import keyword
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal, Union
+from typing import Any, Literal, Protocol, Union
 
-from sandbox.tools import ToolSpec
+
+class Described(Protocol):
+    """What a signature is written from: a tool's name, description and JSON Schema parameters
+    (a world's `sandbox.tools.ToolSpec`, or an `OfferedTool` read from an OpenAI schema)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def parameters(self) -> Mapping[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class OfferedTool:
+    """A tool as a run offers it to a model (an OpenAI function schema), which may exist only as
+    a description (ACEBench's items)."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+    @classmethod
+    def from_openai(cls, tool: Mapping[str, Any]) -> OfferedTool:
+        function = tool.get("function", {})
+        parameters = function.get("parameters")
+        return cls(str(function.get("name", "")), str(function.get("description") or ""),
+                   parameters if isinstance(parameters, Mapping) else {"type": "object", "properties": {}})
 
 RETURNS = ("The call's result as text (JSON unless the tool returns text), or, when the world refuses "
            'the call, a JSON object with "error", "message" and "details".')
@@ -51,15 +81,17 @@ def _union(options: list[Any]) -> Any:
     return options[0] if len(options) == 1 else Union.__getitem__(tuple(options))
 
 
-def python_name_problems(spec: ToolSpec) -> list[str]:
-    """Why `spec` cannot be a Python method (a name that is a keyword or no identifier); none for
-    tools written in Python, only for tools defined by data (ToolBench's `from`, `api-key`)."""
-    names = [("tool", spec.name), *(("parameter", p) for p in spec.parameters.get("properties", {}))]
-    return [f"{kind} {name!r} of {spec.name!r}" for kind, name in names
-            if not name.isidentifier() or keyword.iskeyword(name)]
+def python_name_problems(spec: Described) -> list[str]:
+    """Why `spec` cannot be a Python method: a parameter name that is a keyword or no identifier
+    (ToolBench's `from`, `api-key`), or a tool name a method cannot take (empty, or private: TRL
+    skips members starting with `_`). A dotted tool name (ACEBench's `ai.modelSelector`) is fine:
+    it is the method's `__name__` and class attribute, which TRL reads and dispatches by."""
+    problems = [f"tool {spec.name!r}"] if not spec.name or spec.name.startswith("_") else []
+    return problems + [f"parameter {name!r} of {spec.name!r}" for name in spec.parameters.get("properties", {})
+                       if not str(name).isidentifier() or keyword.iskeyword(name)]
 
 
-def tool_signature(spec: ToolSpec) -> inspect.Signature:
+def tool_signature(spec: Described) -> inspect.Signature:
     """`(self, *, <parameters>) -> str`: keyword-only, since a model names every argument."""
     properties: Mapping[str, Any] = spec.parameters.get("properties", {})
     required = set(spec.parameters.get("required", ()))
@@ -71,7 +103,7 @@ def tool_signature(spec: ToolSpec) -> inspect.Signature:
     return inspect.Signature(parameters, return_annotation=str)
 
 
-def tool_docstring(spec: ToolSpec) -> str:
+def tool_docstring(spec: Described) -> str:
     properties: Mapping[str, Any] = spec.parameters.get("properties", {})
     lines = [spec.description.strip()]
     if properties:
@@ -82,7 +114,7 @@ def tool_docstring(spec: ToolSpec) -> str:
     return "\n".join(lines)
 
 
-def tool_method(spec: ToolSpec, run: Callable[[Any, str, dict[str, Any]], str]) -> Callable[..., str]:
+def tool_method(spec: Described, run: Callable[[Any, str, dict[str, Any]], str]) -> Callable[..., str]:
     """A method named after the tool, with its signature and docstring, that hands its keyword
     arguments to `run(self, tool_name, arguments)` unchecked: the world validates them."""
     signature = tool_signature(spec)
