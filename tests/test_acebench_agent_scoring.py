@@ -162,3 +162,15 @@ def test_compat_end_state_fails_on_entries_that_are_not_objects_and_reads_a_repe
     assert verdict([right_base, wrong_base], "compat")["valid"]  # MessageApi absent: left uncompared
     assert not verdict([wrong_base, right_base], "strict")["valid"]  # strict as before: MessageApi is missing
     assert not verdict([right_base, wrong_base], "strict")["valid"]
+
+
+@needs_data
+def test_score_names_every_result_line_it_cannot_read_and_exits_non_zero(tmp_path: Path) -> None:
+    """`score acebench --results DIR` over a file that is not JSON printed a table of 0.000, exit 0: each
+    unreadable line is named by file and line and nothing is scored."""
+    (tmp_path / "data_normal_atom_bool_result.json").write_text('not json\n{"id": "normal_atom_bool_0"}\n[1]\n')
+    result = CliRunner().invoke(app, ["score", "acebench", "--results", str(tmp_path)], env={"COLUMNS": "300"})
+    assert result.exit_code == 2, result.output
+    said = " ".join(result.output.split())
+    assert "2 result line(s) could not be read: data_normal_atom_bool_result.json:1: not valid JSON" in said
+    assert "data_normal_atom_bool_result.json:3: not a JSON object" in said and "0.000" not in said

@@ -82,6 +82,12 @@ def score_category(category: str, prompts: Sequence[Mapping[str, Any]], answers:
 
 
 
+def unreadable_lines(path: Path) -> list[str]:
+    """Each line of a JSON-lines file that `read_jsonl` reads as an empty record, as `name:line: reason`."""
+    return [f"{path.name}:{number}: {reason or 'not a JSON object'}"
+            for number, value, reason in decoded_lines(path.read_bytes()) if reason or not isinstance(value, dict)]
+
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """JSON lines; a malformed line becomes an empty record (its item then scores as missing).
 

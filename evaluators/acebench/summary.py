@@ -12,16 +12,19 @@ from scenarios.acebench.family import FAMILY
 from ..results import ResultsRequest, ScoreTable
 from .agent import score_agent
 from .categories import AGENT_CATEGORIES, NORMAL_CATEGORIES, SPECIAL_CATEGORIES, WEIGHTS
-from .items import CategoryScore, read_jsonl, score_category
+from .items import CategoryScore, read_jsonl, score_category, unreadable_lines
 from .verdicts import Mode
 
 
-def score_directory(data: Path, results: Path, mode: Mode = "compat", only_given: bool = False
-                    ) -> dict[str, CategoryScore]:
+def score_directory(data: Path, results: Path, mode: Mode = "compat", only_given: bool = False,
+                    problems: list[str] | None = None) -> dict[str, CategoryScore]:
     """Every category with a result file `data_<category>_result.json` under `results`.
 
     An item with no line in its category's file scores as wrong, as in the reference; with
     `only_given`, only the items the files hold are scored (a run over a sample of items).
+    A result line that does not read (not UTF-8, not JSON, not an object) scores its item as
+    missing and spares the others; `problems`, when given, gets one `file:line: reason` each,
+    for the command to name them and refuse to call the scores a result.
     """
     scores: dict[str, CategoryScore] = {}
     for category in NORMAL_CATEGORIES + SPECIAL_CATEGORIES + AGENT_CATEGORIES:
@@ -30,6 +33,8 @@ def score_directory(data: Path, results: Path, mode: Mode = "compat", only_given
         answer_file = data / "possible_answer" / f"data_{category}.json"
         if not (result_file.is_file() and prompt_file.is_file() and answer_file.is_file()):
             continue
+        if problems is not None:
+            problems.extend(unreadable_lines(result_file))
         rows = read_jsonl(result_file)
         prompts, answers = read_jsonl(prompt_file), read_jsonl(answer_file)
         if only_given:
@@ -95,7 +100,11 @@ def score_results(request: ResultsRequest) -> ScoreTable:
     folder = root / f"data_{request.lang}" if (root / f"data_{request.lang}").is_dir() else root
     if not request.results.is_dir():
         raise ValueError(f"{request.results} is not a folder")
-    scores = score_directory(folder, request.results, mode)
+    problems: list[str] = []
+    scores = score_directory(folder, request.results, mode, problems=problems)
+    if problems:  # scored as missing, an unreadable line would be a silent 0 in the table
+        shown = "; ".join(problems[:5]) + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else "")
+        raise ValueError(f"{len(problems)} result line(s) could not be read: {shown}")
     if not scores:
         raise ValueError(f"no result files (data_<category>_result.json) in {request.results} match the data "
                          f"in {folder}")
