@@ -31,7 +31,7 @@ import functools
 import json
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from keyword import kwlist
 from types import MappingProxyType
@@ -242,13 +242,30 @@ def decode_json(text: str, limits: InputLimits = DEFAULT_LIMITS) -> Any:
     and names the bound. Raises `ParseError` for that, `json.JSONDecodeError` for bad JSON
     and `RecursionError` for nesting deeper than the decoder's stack.
     """
+    return json.loads(text, parse_int=_bounded_integers(limits))
+
+
+def decode_json_at(text: str, position: int, limits: InputLimits = DEFAULT_LIMITS) -> tuple[Any, int]:
+    """The JSON value starting at `position` in `text` and where it ends (`json.JSONDecoder.raw_decode`:
+    the text after it is not read), integers bounded and errors raised as in `decode_json`."""
+    return json.JSONDecoder(parse_int=_bounded_integers(limits)).raw_decode(text, position)
+
+
+def _bounded_integers(limits: InputLimits) -> Callable[[str], int]:
+    """`parse_int` for the JSON decoder: digits past `max_int_digits` are refused before Python converts them."""
     def integer(digits: str) -> int:
         if len(digits.lstrip("-")) > limits.max_int_digits:
             raise ParseError(f"an integer of {len(digits.lstrip('-'))} digits (limit max_int_digits is "
                              f"{limits.max_int_digits})", limit="max_int_digits")
         return int(digits)
 
-    return json.loads(text, parse_int=integer)
+    return integer
+
+
+def json_call(item: Any, limits: InputLimits = DEFAULT_LIMITS) -> Call:
+    """One decoded JSON tool call (`{"name", "arguments"|"parameters"}`, or an OpenAI call with its
+    `function`) as a `Call`; `ParseError` saying what is wrong with it."""
+    return _json_call(item, limits)
 
 
 def decode_arguments(name: str, text: str, limits: InputLimits = DEFAULT_LIMITS) -> dict[str, Any]:

@@ -65,6 +65,7 @@ class ReplyMessage:
 
     content: str | None
     tool_calls: tuple[Any, ...] = ()
+    finish_reason: str | None = None  # why the model stopped, as the endpoint says ("length": cut off)
 
 
 class _Failure(Exception):
@@ -416,7 +417,9 @@ def _read_reply(body: bytes | bytearray, content_type: str) -> tuple[ReplyMessag
                             "not a list")
     usage = data.get("usage")
     usage = usage if isinstance(usage, dict) else {}
-    return (ReplyMessage(_content(message.get("content")), tuple(tool_calls or ())),
+    finish = choices[0].get("finish_reason")
+    return (ReplyMessage(_content(message.get("content")), tuple(tool_calls or ()),
+                         finish if isinstance(finish, str) else None),
             {"prompt_tokens": _count(usage.get("prompt_tokens")),
              "completion_tokens": _count(usage.get("completion_tokens"))})
 
@@ -512,13 +515,15 @@ class LLMAgent:
             reply, usage = self.client.exchange(self._bracket_messages(conversation))
             content = _text(reply.content)
             calls = self.calls_in(content) if self.calls_in is not None else None
-            return dataclasses.replace(_text_turn(content, calls), usage=usage)
-        reply, usage = self.client.exchange(self._native_messages(conversation), tools)
-        content = _text(reply.content)
-        tool_calls = getattr(reply, "tool_calls", None) or []
-        if tool_calls:
-            return Turn(text=content, tool_calls=_tool_calls(tool_calls), usage=usage)
-        return dataclasses.replace(Turn.from_text(content), usage=usage)
+            turn = _text_turn(content, calls)
+        else:
+            reply, usage = self.client.exchange(self._native_messages(conversation), tools)
+            content = _text(reply.content)
+            tool_calls = getattr(reply, "tool_calls", None) or []
+            turn = (Turn(text=content, tool_calls=_tool_calls(tool_calls)) if tool_calls
+                    else Turn.from_text(content))
+        # A reply cut off at max_tokens is marked as such: its calls may be cut short too.
+        return dataclasses.replace(turn, usage=usage, truncated=getattr(reply, "finish_reason", None) == "length")
 
     def _native_messages(self, conversation: Sequence[ChatMessage]) -> list[dict[str, Any]]:
         messages: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt}]
