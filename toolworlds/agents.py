@@ -95,11 +95,12 @@ class Turn:
         Call-shaped text that does not read (or breaks an input limit) goes to the world as
         `call_text`, which answers it with a `parse_error` the model sees, rather than ending the
         episode; when some of a reply's calls read and others do not, the world runs the ones
-        that read and refuses the others in place. Text with no parenthesis, brace or square
-        bracket holds no calls, not even an empty list of them (a call needs its parentheses or,
-        in JSON, its braces), so it is the answer, however long, read without the reader.
+        that read and refuses the others in place. Text with no parenthesis, brace, square
+        bracket or `<function=` tag holds no calls, not even an empty list of them (a call needs
+        its parentheses, its braces in JSON, or its tag), so it is the answer, however long, read
+        without the reader.
         """
-        if type(text) is str and "(" not in text and "{" not in text and "[" not in text:
+        if type(text) is str and "(" not in text and "{" not in text and "[" not in text and "<function=" not in text:
             return cls(text=text, raw=text)
         reply = read_reply(text)
         if not reply.readable:
