@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,8 +101,33 @@ class Reply:
 
 def read_reply(text: str, limits: InputLimits = DEFAULT_LIMITS) -> Reply:
     """Read one model reply (see the module's docstring); never raises."""
+    return _guarded(_read, text, None, limits)
+
+
+def reply_items(text: str, limits: InputLimits = DEFAULT_LIMITS) -> list[Call | ParseError]:
+    """The calls of a reply the world was given to run, as `World.execute` takes them; `ParseError` when it
+    holds none to run (an answer is refused as the engine's syntaxes refuse it)."""
+    if type(text) is str:
+        try:  # the common case, a message in the engine's syntaxes, without building a `Reply`
+            return parse_items(text, limits=limits)
+        except ParseError as whole:
+            if whole.limit is not None:
+                raise
+            reply = _guarded(_read, text, whole, limits)
+    else:
+        reply = read_reply(text, limits)
+    if reply.error is not None:
+        raise reply.error
+    if not reply.found:
+        raise reply.refusal or ParseError("no tool calls in the message")
+    return list(reply.items)
+
+
+def _guarded(read: Callable[[str, ParseError | None, InputLimits], Reply], text: str, refusal: ParseError | None,
+             limits: InputLimits) -> Reply:
+    """`read`'s reply, or the reply refused whole for the error it raised."""
     try:
-        return _read(text, limits)
+        return read(text, refusal, limits)
     except ParseError as exc:
         return Reply(found=True, error=exc)
     except (RecursionError, MemoryError) as exc:
@@ -111,28 +137,19 @@ def read_reply(text: str, limits: InputLimits = DEFAULT_LIMITS) -> Reply:
         return Reply(found=True, error=ParseError(f"could not read tool calls: {type(exc).__name__}"))
 
 
-def reply_items(text: str, limits: InputLimits = DEFAULT_LIMITS) -> list[Call | ParseError]:
-    """The calls of a reply the world was given to run, as `World.execute` takes them; `ParseError` when it
-    holds none to run (an answer is refused as the engine's syntaxes refuse it)."""
-    reply = read_reply(text, limits)
-    if reply.error is not None:
-        raise reply.error
-    if not reply.found:
-        raise reply.refusal or ParseError("no tool calls in the message")
-    return list(reply.items)
-
-
-def _read(text: str, limits: InputLimits) -> Reply:
+def _read(text: str, refusal: ParseError | None, limits: InputLimits) -> Reply:
+    """`refusal`, when given, is why `parse_items` refused the whole text (it is not asked again)."""
     if type(text) is not str:
         raise ParseError("expected the message as text")
-    try:
-        items = parse_items(text, limits=limits)
-    except ParseError as whole:
-        if whole.limit is not None:
-            raise
-        refusal = whole
-    else:
-        return Reply(tuple(items), True, syntax=_whole_syntax(text))
+    if refusal is None:
+        try:
+            items = parse_items(text, limits=limits)
+        except ParseError as whole:
+            if whole.limit is not None:
+                raise
+            refusal = whole
+        else:
+            return _whole_reply(items, text)
     body, thinking = _set_aside(text)
     if body != text.strip():
         try:
@@ -153,11 +170,26 @@ def _read(text: str, limits: InputLimits) -> Reply:
     return Reply(thinking=thinking, refusal=refusal)
 
 
+def _whole_reply(items: list[Call | ParseError], text: str) -> Reply:
+    """The reply of a text in the engine's syntaxes, built without the frozen dataclass's `__init__` (which sets
+    each field through `object.__setattr__`: more than the rest of reading a short reply, with its syntax)."""
+    reply = _new_instance(Reply)
+    reply.__dict__.update(items=tuple(items), found=True, error=None, syntax=_whole_syntax(text), thinking=(),
+                          refusal=None)
+    return reply
+
+
+_new_instance = object.__new__
+
+
 def _whole_syntax(text: str) -> str:
-    body = text.strip()
-    if body.startswith("```"):
-        body = body[3:].partition("\n")[2].lstrip()
-    return "json" if body[:1] == "{" or _JSON_LIST.match(body) else "brackets"
+    first = text.lstrip()[:1]
+    if first == "[" or first == "`":
+        body = text.strip()
+        if first == "`":
+            body = body[3:].partition("\n")[2].lstrip()
+        return "json" if body[:1] == "{" or _JSON_LIST.match(body) else "brackets"
+    return "json" if first == "{" else "brackets"
 
 
 # -- what is not the model's call -----------------------------------------------------------------
