@@ -5,6 +5,9 @@ the world runs those calls from the text."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +107,35 @@ def test_reading_never_raises_and_refusals_say_why() -> None:
         reply = read_reply(row["text"])
         for item in reply.items:
             assert isinstance(item, Call) or (isinstance(item, ParseError) and item.message)
+
+
+HOSTILE = textwrap.dedent('''
+    import resource
+    resource.setrlimit(resource.RLIMIT_CPU, (30, 30))
+    from sandbox.replies import read_reply
+
+    N = 99_000  # each reply just under the default max_message_chars
+    shapes = [
+        "<tool_call>" * (N // 11), "<tool_call>{" + "x" * N, "<think>" * (N // 7), "</think>" * (N // 8),
+        "[a(" * (N // 3), "[a(\\n" * (N // 4), '{"a":[\\n' * (N // 8), '{"name":' * (N // 8),
+        '{"name": "f", "arguments": {\\n' * (N // 30), "```json\\n" * (N // 8), "```\\n{" * (N // 5),
+        "<function=f>" * (N // 12), "<function=f><parameter=a>" + "<parameter=a>" * (N // 13),
+        "[TOOL_CALLS]" * (N // 12), "[TOOL_CALLS]f[ARGS]{" * (N // 20), "see [a(b) " * (N // 10),
+        "[f(a='" + "'," * (N // 2), "[\\n" * (N // 2), "{\\n" * (N // 2), "x<|im_end|>" * (N // 11),
+        "[f(a=1)] {\\"name\\": \\"g\\"} <think>" * (N // 40), "[f(a='x's " * (N // 10),
+        "Words. " * (N // 14) + "{" + '"name": "f", ' * (N // 30), "[note] (x) {y} " * (N // 15),
+    ]
+    for shape in shapes:
+        reply = read_reply(shape)
+        assert reply.error is not None or reply.found or reply.is_answer
+    print("read")
+''')
+
+
+def test_hostile_replies_are_read_in_linear_time() -> None:
+    """24 shapes that make a careless reader quadratic (unclosed blocks, tags and brackets by the thousand,
+    JSON that fails late), each 99,000 characters: together well under a second of CPU, where one quadratic
+    step would take minutes; the CPU limit makes a regression fail instead of hang."""
+    pytest.importorskip("resource")
+    done = subprocess.run([sys.executable, "-c", HOSTILE], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "read", done.stderr[-2000:]
