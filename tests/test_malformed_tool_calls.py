@@ -63,8 +63,7 @@ def test_tool_env_step_answers_malformed_tool_calls_with_parse_errors(tool_calls
 
     env = ToolEnv("banking")
     env.reset(options={"task": env.task_ids[0]})
-    observation, _, _, _, info = env.step({"role": "assistant", "content": None,
-                                                                 "tool_calls": tool_calls})
+    observation, _, _, _, info = env.step({"role": "assistant", "content": None, "tool_calls": tool_calls})
     assert info["call_errors"] and set(info["call_errors"]) == {"parse_error"}
     assert json.loads(observation["messages"][-1]["content"])["error"] == "parse_error"
     assert not env.over  # the agent can act on the error

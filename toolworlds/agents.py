@@ -96,11 +96,12 @@ class Turn:
         `call_text`, which answers it with a `parse_error` the model sees, rather than ending the
         episode; when some of a reply's calls read and others do not, the world runs the ones
         that read and refuses the others in place. Text with no parenthesis, brace, square
-        bracket or `<function=` tag holds no calls, not even an empty list of them (a call needs
-        its parentheses, its braces in JSON, or its tag), so it is the answer, however long, read
-        without the reader.
+        bracket, `<tool_call>` or `<function=` tag holds no calls, not even an empty list of
+        them (a call needs its parentheses, its braces in JSON, or its tag), so it is the
+        answer, however long, read without the reader.
         """
-        if type(text) is str and "(" not in text and "{" not in text and "[" not in text and "<function=" not in text:
+        if (type(text) is str and "(" not in text and "{" not in text and "[" not in text
+                and "<function=" not in text and "<tool_call>" not in text):
             return cls(text=text, raw=text)
         reply = read_reply(text)
         if not reply.readable:
