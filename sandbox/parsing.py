@@ -392,6 +392,24 @@ def _bracket_elements(body: str, limits: InputLimits) -> list[ast.expr]:
 def _ast_elements(body: str, limits: InputLimits) -> list[ast.expr]:
     """The full path: any bracket text, read through `ast.parse` (its elements are then read
     by a literals-only walk)."""
+    node = _ast_expression(body, limits)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return list(node.elts)
+    if isinstance(node, ast.Call):
+        return [node]
+    raise ParseError(f"expected a list of calls such as [tool_name(arg='value')], got {_kind(node)}")
+
+
+def literal_value(text: str, limits: InputLimits = DEFAULT_LIMITS) -> Any:
+    """A value written as a Python literal (a dict, list, string, number, `True`/`False`/`None`, or JSON's
+    `true`/`false`/`null`), read by the literals-only walk that reads bracket calls' arguments, within
+    `limits`; `ParseError` for anything else. Models write JSON calls with Python's quotes this way."""
+    _check_items(text, limits)
+    return _literal(_ast_expression(text.strip(), limits), 0, "a literal", limits)
+
+
+def _ast_expression(body: str, limits: InputLimits) -> ast.expr:
+    """`body` parsed as one Python expression (nothing evaluated); every failure a `ParseError`."""
     try:
         if _MAY_WARN.search(body):
             with warnings.catch_warnings():
@@ -415,12 +433,7 @@ def _ast_elements(body: str, limits: InputLimits) -> list[ast.expr]:
         problem = ("text that is not valid Unicode (a lone surrogate)" if not valid_text(body)
                    else "a null character" if "\x00" in body else "text Python's parser refuses")
         raise ParseError(f"call syntax malformed: {problem}") from None
-    node = tree.body
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return list(node.elts)
-    if isinstance(node, ast.Call):
-        return [node]
-    raise ParseError(f"expected a list of calls such as [tool_name(arg='value')], got {_kind(node)}")
+    return tree.body
 
 
 # -- bracket syntax, fast path ---------------------------------------------------------------

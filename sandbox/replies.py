@@ -35,7 +35,7 @@ from typing import Any
 
 from .bounds import DEFAULT_LIMITS, InputLimits
 from .errors import ParseError
-from .parsing import Call, decode_json_at, json_call, parse_items
+from .parsing import Call, decode_json, decode_json_at, json_call, literal_value, parse_items
 
 # Where a model's turn ends: what comes after was not said by it (the next turn's header, an invented result).
 # The last is DeepSeek's, written with full-width bars.
@@ -59,13 +59,17 @@ _BRACKET_CALL = re.compile(r"\[[ \t]*+[A-Za-z_][\w.]*+[ \t]*+\(")
 _JSON_LIST = re.compile(r"\[[ \t\r\n]*+\{")
 _BARE_CALL = re.compile(r"[A-Za-z_][\w.]*+[ \t]*+\(")
 _FENCE_TAG = re.compile(r"[ \t]*+([A-Za-z0-9_+\-]*+)[ \t]*+\r?\n")
-_CALL_KEY = re.compile(r"\"(?:name|function|tool_calls)\"[ \t\r\n]*+:")
+_CALL_KEY = re.compile(r"[\"'](?:name|function|tool_calls)[\"'][ \t\r\n]*+:")
+# JSON written with Python's quotes (`{'name': 'f', 'arguments': {...}}`), as small models write it.
+_PYTHON_QUOTES = re.compile(r"[\[{][ \t\r\n]*+(?:\{[ \t\r\n]*+)?'")
 _BRACKET_TOKEN = re.compile(r"[\[\](){}'\"\\]")
 _SKIP = re.compile(r"[ \t\r\n,;]*+")
 # The keys a JSON call object has: an object with others is data (an answer listing people has "name" too).
 _CALL_KEYS = frozenset({"name", "arguments", "parameters", "args", "input", "id", "type"})
-# How far past the point where a JSON text stopped decoding a call's key is looked for (the key itself).
-_CALL_KEY_REACH = 16
+# How far into JSON that is never closed a call's key is looked for.
+_UNCLOSED_REACH = 2_000
+# JSON objects open with a key (in JSON's quotes or, as small models write them, Python's) or close at once.
+_JSON_OPENING = re.compile(r"\{[ \t\r\n]*+[\"'}]")
 
 
 @dataclass(frozen=True)
@@ -353,6 +357,8 @@ def _segment(text: str, limits: InputLimits, where: str | None) -> list[Call | P
         if exc.limit is not None:
             raise
         listed = _json_run(content, limits)
+        if listed is None and _PYTHON_QUOTES.match(content):
+            listed = _python_calls(content, limits)
         if listed is not None:
             return listed
         problem = _json_problem(content, limits) if content[:1] == "{" or _JSON_LIST.match(content) else None
@@ -403,6 +409,18 @@ def _json_calls(value: Any, limits: InputLimits) -> list[Call | ParseError] | No
     return None
 
 
+def _python_calls(text: str, limits: InputLimits) -> list[Call | ParseError] | None:
+    """The calls of JSON written with Python's quotes, read as literals (`literal_value`); None when it is not
+    that, or not calls."""
+    try:
+        value = literal_value(text, limits)
+    except ParseError as exc:
+        if exc.limit is not None:
+            raise
+        return None
+    return _json_calls(value, limits)
+
+
 def _call_shaped(value: dict[str, Any]) -> bool:
     if isinstance(value.get("function"), dict):
         return True
@@ -423,6 +441,8 @@ def _free_text(body: str, limits: InputLimits) -> tuple[list[Call | ParseError],
     bracket calls, read in order; words around them are not calls."""
     items: list[Call | ParseError] = []
     syntaxes: list[str] = []
+    # Characters JSON among words may be matched and decoded over, in all; none without a call's key anywhere.
+    budget = [4 * len(body) if _CALL_KEY.search(body) else 0]
     at = 0
     while len(items) <= limits.max_calls and (start := _START.search(body, at)) is not None:
         if start.group().startswith("```"):
@@ -431,7 +451,7 @@ def _free_text(body: str, limits: InputLimits) -> tuple[list[Call | ParseError],
         found = start.group()
         opening = start.start() + len(found) - len(found.lstrip())
         if body.startswith("{", opening) or _JSON_LIST.match(body, opening):
-            at = _json_at(body, opening, limits, items, syntaxes)
+            at = _json_at(body, opening, limits, items, syntaxes, budget)
         elif _BRACKET_CALL.match(body, opening):
             at = _brackets_at(body, opening, limits, items, syntaxes)
         else:
@@ -454,17 +474,42 @@ def _fence(body: str, after: int, limits: InputLimits, items: list[Call | ParseE
     return end + 3 if close >= 0 else end
 
 
-def _json_at(body: str, at: int, limits: InputLimits, items: list[Call | ParseError], syntaxes: list[str]) -> int:
-    """A JSON value starting at `at`: its calls when it is calls, a `ParseError` when it is a call that does not
-    decode; where to go on (past the value, or past where decoding failed)."""
-    try:
-        value, end = decode_json_at(body, at, limits)
-    except json.JSONDecodeError as exc:
-        if _CALL_KEY.search(body, at, min(exc.pos + _CALL_KEY_REACH, len(body))):
-            items.append(ParseError(f"a JSON tool call that is not valid JSON ({exc.msg}, line {exc.lineno} "
-                                    f"column {exc.colno} of the reply)"))
+def _json_at(body: str, at: int, limits: InputLimits, items: list[Call | ParseError], syntaxes: list[str],
+             budget: list[int]) -> int:
+    """A JSON value starting at `at`: its calls when it is calls (JSON written with Python's quotes too), a
+    `ParseError` when it is a call that does not read; where to go on.
+
+    The value is first delimited by matching its brackets (`_closing`), then decoded alone: a decoder's error
+    counts the lines of all the text before it, so decoding in place made a reply of many broken lines
+    quadratic. The characters matched and decoded are charged to `budget` (a few times the reply's length);
+    once it is spent, no more JSON is looked for among the words.
+    """
+    if budget[0] <= 0 or not (_JSON_OPENING.match(body, at) or _JSON_LIST.match(body, at)):
+        return at + 1
+    end = _closing(body, at)
+    if end is None:  # never closed: a call cut short, or words
+        budget[0] -= len(body) - at
+        if _CALL_KEY.search(body, at, min(at + _UNCLOSED_REACH, len(body))):
+            items.append(ParseError("a JSON tool call that is never closed (cut short?)"))
             syntaxes.append("json")
-        return max(exc.pos, at + 1)
+            return len(body)
+        return at + 1
+    budget[0] -= end - at
+    text = body[at:end]
+    try:
+        value = decode_json(text, limits)
+    except json.JSONDecodeError as exc:
+        calls = _python_calls(text, limits) if _PYTHON_QUOTES.match(text) else None
+        if calls is not None:
+            items.extend(calls)
+            syntaxes.append("json")
+            return end
+        if _CALL_KEY.search(text):
+            items.append(ParseError(f"a JSON tool call that is not valid JSON ({exc.msg}, line {exc.lineno} "
+                                    f"column {exc.colno} of the call)"))
+            syntaxes.append("json")
+            return end
+        return at + 1
     except RecursionError:
         raise ParseError(f"JSON nested too deeply (limit max_depth is {limits.max_depth})", limit="max_depth") from None
     calls = _json_calls(value, limits)

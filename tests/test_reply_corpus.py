@@ -66,7 +66,7 @@ def test_the_corpus_covers_every_format_docs_runs_md_lists() -> None:
     formats = {row.get("format") for _, row in LINES}
     assert {"brackets", "brackets_in_prose", "json", "json_lines", "json_multiline", "llama3_parameters",
             "llama3_python_tag", "hermes", "think", "mistral", "llama31_function", "fence", "end_token",
-            "invented_result", "answer", "unreadable"} <= formats
+            "python_quotes", "invented_result", "answer", "unreadable"} <= formats
     assert len(LINES) >= 50
 
 
@@ -124,6 +124,7 @@ HOSTILE = textwrap.dedent('''
         "[f(a='" + "'," * (N // 2), "[\\n" * (N // 2), "{\\n" * (N // 2), "x<|im_end|>" * (N // 11),
         "[f(a=1)] {\\"name\\": \\"g\\"} <think>" * (N // 40), "[f(a='x's " * (N // 10),
         "Words. " * (N // 14) + "{" + '"name": "f", ' * (N // 30), "[note] (x) {y} " * (N // 15),
+        "{'\\n" * (N // 3), "{'name': " * (N // 9), "[{'a': 1}" * (N // 9), "<tool_call>{'name': [" * (N // 21),
     ]
     for shape in shapes:
         reply = read_reply(shape)
@@ -133,7 +134,7 @@ HOSTILE = textwrap.dedent('''
 
 
 def test_hostile_replies_are_read_in_linear_time() -> None:
-    """24 shapes that make a careless reader quadratic (unclosed blocks, tags and brackets by the thousand,
+    """28 shapes that make a careless reader quadratic (unclosed blocks, tags and brackets by the thousand,
     JSON that fails late), each 99,000 characters: together well under a second of CPU, where one quadratic
     step would take minutes; the CPU limit makes a regression fail instead of hang."""
     pytest.importorskip("resource")

@@ -44,6 +44,7 @@ FORMATS: list[tuple[str, str, list[str]]] = [
                           f"<tool_call>\n{j(CALL)}\n</tool_call>", ["login_bank"]),
     ("thinking_then_brackets", f"<thinking>Log in first.</thinking>\n{BRACKETS}", ["login_bank"]),
     ("bare_json", j(CALL), ["login_bank"]),
+    ("python_quoted_json", str(CALL), ["login_bank"]),
     ("json_list", j([CALL, LIST]), ["login_bank", "list_accounts"]),
     ("json_lines", f"{j(CALL)}\n{j(LIST)}", ["login_bank", "list_accounts"]),
     ("json_multiline_parameters", json.dumps({"name": "login_bank", "parameters": LOGIN}, indent=2), ["login_bank"]),
