@@ -210,6 +210,8 @@ def _set_aside(text: str) -> tuple[str, tuple[str, ...]]:
         text = text[:end.start()]
     if _PYTHON_TAG in text:
         text = text.replace(_PYTHON_TAG, "")
+    if "<|tool_call|>" in text:  # Phi-4's and Granite's spelling of the Hermes tags
+        text = text.replace("<|tool_call|>", _HERMES_OPEN).replace("<|/tool_call|>", _HERMES_CLOSE)
     kept: list[str] = []
     thinking: list[str] = []
     at = 0
