@@ -230,3 +230,27 @@ def test_a_scripted_turn_reads_text_calls_as_runs_do() -> None:
 
     _, episode = run_episode(RENT, Scripted())
     assert [r.tool for r in episode.records] == ["login_bank"] and episode.stop_reason == "agent answered"
+
+
+class OneReplyTask:
+    """A task scored on the agent's first reply alone (task hook `single_reply`, as ACEBench's normal items)."""
+
+    id = "one_reply"
+    category = "normal"
+    question = "Log in."
+    functions: list[dict[str, Any]] = []
+    single_reply = True
+
+    def world(self, seed: int = 0) -> Any:
+        return RENT.world(seed)
+
+
+@pytest.mark.parametrize("truncated", [False, True])
+def test_a_single_reply_cut_off_is_kept_as_the_output_with_stop_reason_length(truncated: bool) -> None:
+    class Agent:
+        def act(self, conversation: Any, tools: Any) -> Turn:
+            return Turn(text="[login_bank(customer_id='C001', pass", truncated=truncated)
+
+    _, episode = run_episode(OneReplyTask(), Agent())
+    assert episode.process == ["[login_bank(customer_id='C001', pass"] and episode.records == []
+    assert (episode.stop_reason, episode.finished) == (("length", False) if truncated else ("single reply", True))
