@@ -53,7 +53,7 @@ _PARAMETER = re.compile(r"<parameter=([^<>\n]{1,256})>")
 _PARAMETER_CLOSE = "</parameter>"
 # Where a call may start in free text: a code fence, a bracket or brace opening a line, a JSON call anywhere,
 # a bracket call anywhere.
-_START = re.compile(r"```|^[ \t]*+[\[{]|\{[ \t\r\n]*+\"(?:name|function|tool_calls)\"[ \t\r\n]*+:"
+_START = re.compile(r"```|^[ \t]*+[\[{]|\{[ \t\r\n]*+[\"'](?:name|function|tool_calls)[\"'][ \t\r\n]*+:"
                     r"|\[[ \t]*+[A-Za-z_][\w.]*+[ \t]*+\(", re.MULTILINE)
 _BRACKET_CALL = re.compile(r"\[[ \t]*+[A-Za-z_][\w.]*+[ \t]*+\(")
 _JSON_LIST = re.compile(r"\[[ \t\r\n]*+\{")
