@@ -199,6 +199,14 @@ def _whole_syntax(text: str) -> str:
 # -- what is not the model's call -----------------------------------------------------------------
 
 
+def spoken(text: str) -> str:
+    """What a reply says aloud: without its thinking, and without what follows the end of its turn (a user
+    simulator that thinks "I will say finish conversation once..." has not said it)."""
+    if type(text) is not str:
+        return ""
+    return _set_aside(text)[0] if "<" in text else text
+
+
 def _set_aside(text: str) -> tuple[str, tuple[str, ...]]:
     """The reply without its thinking, the tokens around its turn and what follows the turn's end; and the
     thinking."""

@@ -205,8 +205,10 @@ def user_says(words: list[str]) -> Callable[[dict[str, Any]], Response]:
     return reply
 
 
-@pytest.mark.parametrize("words", [["finish conversation"], ["Check my balance, please.", "finish conversation"]],
-                         ids=["at once", "after a turn"])
+@pytest.mark.parametrize("words", [["finish conversation"], ["Check my balance, please.", "finish conversation"],
+                                   ["<think>I say finish conversation once it is done.</think>Check my balance.",
+                                    "<think>Done.</think>finish conversation<|im_end|>"]],
+                         ids=["at once", "after a turn", "thought of, then said"])
 def test_the_users_finish_conversation_ends_the_episode_without_another_agent_call(words: list[str]) -> None:
     pytest.importorskip("openai")
     task = TASKS["banking_multi_turn_2"]

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.bounds import printable_text
+from sandbox.replies import spoken
 from scenarios.family import task_hook
 
 from .agents import ChatMessage, ToolCall, Turn
@@ -573,7 +574,8 @@ class LLMUser:
 
     `system_prompt` replaces the generic user prompt (a benchmark's own user rules, with the
     instruction in it); `opener` is what the user is asked before the agent spoke;
-    `last_usage` is what its latest reply cost.
+    `last_usage` is what its latest reply cost. What it says is its reply without its thinking
+    (`sandbox.replies.spoken`): "finish conversation" only thought of ends nothing.
     """
 
     client: ChatClient
@@ -599,7 +601,7 @@ class LLMUser:
         if len(messages) == 1:
             messages.append({"role": "user", "content": self.opener or "Is there anything you need help with today?"})
         reply, self.last_usage = self.client.exchange(messages)
-        return _text(reply.content) or END
+        return spoken(_text(reply.content)) or END
 
 
 def _text_turn(text: str, calls: str | None) -> Turn:
