@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sandbox.errors import ParseError
 from sandbox.parsing import Call
@@ -140,3 +142,24 @@ def test_hostile_replies_are_read_in_linear_time() -> None:
     pytest.importorskip("resource")
     done = subprocess.run([sys.executable, "-c", HOSTILE], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "read", done.stderr[-2000:]
+
+
+FRAGMENTS = ["<tool_call>", "</tool_call>", "<|tool_call|>", "{", "}", "[", "]", "(", ")", '"name"', '"arguments"',
+             "'name'", ":", ",", ";", "'", '"', "\\", "<think>", "</think>", "```", "```json\n", "[TOOL_CALLS]",
+             "<function=f>", "</function>", "<parameter=a>", "[ARGS]", "f", "get_balance", "a=", "1", "x", " ",
+             "\n", "<|im_end|>", "</s>", "<|python_tag|>", "true", "null", "\ud800", "\x00"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join))
+def test_any_text_is_read_without_raising_and_the_world_runs_what_a_turn_reads(text: str) -> None:
+    reply = read_reply(text)
+    assert reply.is_answer or reply.found
+    turn = Turn.from_text(text)
+    records = banking_world().execute(text)
+    assert records and all(r.tool is not None or (r.error is not None and r.error.type == "parse_error")
+                           for r in records)
+    if turn.calls:  # what a turn runs is what the world reads from the same text
+        assert [r.tool for r in records] == [c.name for c in turn.calls]
+    elif turn.call_text is not None:
+        assert any(r.error is not None and r.error.type == "parse_error" for r in records)
