@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .lifecycle import Lifecycle, Transition
     from .parsing import Call, ParsedMessage, parse_calls, parse_message, render_calls
     from .refs import Ref
+    from .replies import Reply, read_reply
     from .rng import WorldRandom
     from .schemas import FORMATS, export
     from .state import StateModel, TrackedDict, TrackedList, TrackedSet
@@ -33,10 +34,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "App", "Call", "CallError", "CallLog", "CallRecord", "FORMATS", "FieldDifference",
-    "Lifecycle", "ParseError", "ParsedMessage", "ReadOnlyViolation", "Ref", "SimClock", "Snapshot",
+    "Lifecycle", "ParseError", "ParsedMessage", "ReadOnlyViolation", "Ref", "Reply", "SimClock", "Snapshot",
     "StateComparison", "StateDiff", "StateModel", "ToolError", "ToolSpec", "TrackedDict", "TrackedList",
     "TrackedSet", "Transition", "World", "WorldRandom", "export", "parse_calls",
-    "compare_states", "parse_message", "render_calls", "tool",
+    "compare_states", "parse_message", "read_reply", "render_calls", "tool",
 ]
 
 # Where each exported name lives. Nothing is imported until a name is first used: building
@@ -49,7 +50,8 @@ _LAZY = MappingProxyType({
     "ParseError": ".errors", "ReadOnlyViolation": ".errors", "ToolError": ".errors",
     "Lifecycle": ".lifecycle", "Transition": ".lifecycle",
     "Call": ".parsing", "ParsedMessage": ".parsing", "parse_calls": ".parsing", "parse_message": ".parsing",
-    "render_calls": ".parsing", "Ref": ".refs", "WorldRandom": ".rng", "FORMATS": ".schemas", "export": ".schemas",
+    "render_calls": ".parsing", "Ref": ".refs", "Reply": ".replies", "read_reply": ".replies",
+    "WorldRandom": ".rng", "FORMATS": ".schemas", "export": ".schemas",
     "StateModel": ".state", "TrackedDict": ".state", "TrackedList": ".state", "TrackedSet": ".state",
     "ToolSpec": ".tools", "tool": ".tools", "Snapshot": ".world", "World": ".world",
 })

@@ -49,29 +49,57 @@ def openai_uses(tool_calls: Any) -> list[ToolUse]:
 
     `function.arguments` is JSON text in the API; an already-decoded object is accepted too.
     Both are kept as given: the world decodes text within its own limits (`uses_message`).
+    What is not a list of calls (a number, text, a call that is not an object, a name that is not
+    text) is kept as a call without a name, which the world refuses with a `parse_error` in its place.
     """
     calls = field_of(tool_calls, "tool_calls", tool_calls)
+    if calls is None:
+        return []
+    if isinstance(calls, Mapping) and "function" in calls:  # one call given alone
+        calls = [calls]
+    if isinstance(calls, (str, bytes, bytearray, Mapping)) or not isinstance(calls, Iterable):
+        return [ToolUse("call_0", "", None)]
     uses = []
-    for index, call in enumerate(calls or ()):
+    for index, call in enumerate(calls):
         function = field_of(call, "function")
         name = field_of(function, "name", "")
         raw = field_of(function, "arguments")
         uses.append(ToolUse(str(field_of(call, "id") or f"call_{index}"), name if isinstance(name, str) else "",
-                            raw))
+                            _plain(raw)))
     return uses
 
 
 def anthropic_uses(content: Any) -> list[ToolUse]:
-    """The `tool_use` blocks in Anthropic message content (a list of blocks, or a whole message)."""
+    """The `tool_use` blocks in Anthropic message content (a list of blocks, or a whole message). Content as
+    text holds none; content that is neither text nor a list of blocks is one call without a name, which the
+    world refuses in its place."""
     blocks = field_of(content, "content", content)
+    if blocks is None or isinstance(blocks, str):
+        return []
+    if isinstance(blocks, (bytes, bytearray, Mapping)) or not isinstance(blocks, Iterable):
+        return [ToolUse("toolu_0", "", None)]
     uses = []
-    for block in blocks or ():
+    for block in blocks:
         if field_of(block, "type") != "tool_use":
             continue
         name = field_of(block, "name", "")
         uses.append(ToolUse(str(field_of(block, "id", "")), name if isinstance(name, str) else "",
-                            field_of(block, "input", {})))
+                            _plain(field_of(block, "input", {}))))
     return uses
+
+
+def _plain(arguments: Any) -> Any:
+    """Arguments as given when they are JSON values; anything else (an object of no JSON type, in them or
+    alone) as its type's name, text the world refuses as arguments, so that writing them out never fails."""
+    if arguments is None or isinstance(arguments, (str, int, float, bool)):
+        return arguments
+    if isinstance(arguments, (list, Mapping)):
+        try:
+            json.dumps(arguments)
+        except (TypeError, ValueError, RecursionError):
+            return f"<{type(arguments).__name__} holding values that are not JSON>"
+        return arguments
+    return f"<{type(arguments).__name__}>"
 
 
 def result_text(record: CallRecord) -> str:
@@ -123,6 +151,8 @@ def uses_message(uses: Sequence[StructuredCall], limits: InputLimits) -> list[Ca
     calls = []
     for use in uses:
         arguments = use.arguments
+        if not use.name:  # no call without a name: the world refuses it in place, as written
+            return uses_json(uses)
         if isinstance(arguments, str):
             try:
                 arguments = decode_arguments(use.name, arguments, limits)

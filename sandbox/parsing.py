@@ -31,7 +31,7 @@ import functools
 import json
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from keyword import kwlist
 from types import MappingProxyType
@@ -242,13 +242,30 @@ def decode_json(text: str, limits: InputLimits = DEFAULT_LIMITS) -> Any:
     and names the bound. Raises `ParseError` for that, `json.JSONDecodeError` for bad JSON
     and `RecursionError` for nesting deeper than the decoder's stack.
     """
+    return json.loads(text, parse_int=_bounded_integers(limits))
+
+
+def decode_json_at(text: str, position: int, limits: InputLimits = DEFAULT_LIMITS) -> tuple[Any, int]:
+    """The JSON value starting at `position` in `text` and where it ends (`json.JSONDecoder.raw_decode`:
+    the text after it is not read), integers bounded and errors raised as in `decode_json`."""
+    return json.JSONDecoder(parse_int=_bounded_integers(limits)).raw_decode(text, position)
+
+
+def _bounded_integers(limits: InputLimits) -> Callable[[str], int]:
+    """`parse_int` for the JSON decoder: digits past `max_int_digits` are refused before Python converts them."""
     def integer(digits: str) -> int:
         if len(digits.lstrip("-")) > limits.max_int_digits:
             raise ParseError(f"an integer of {len(digits.lstrip('-'))} digits (limit max_int_digits is "
                              f"{limits.max_int_digits})", limit="max_int_digits")
         return int(digits)
 
-    return json.loads(text, parse_int=integer)
+    return integer
+
+
+def json_call(item: Any, limits: InputLimits = DEFAULT_LIMITS) -> Call:
+    """One decoded JSON tool call (`{"name", "arguments"|"parameters"}`, or an OpenAI call with its
+    `function`) as a `Call`; `ParseError` saying what is wrong with it."""
+    return _json_call(item, limits)
 
 
 def decode_arguments(name: str, text: str, limits: InputLimits = DEFAULT_LIMITS) -> dict[str, Any]:
@@ -375,6 +392,24 @@ def _bracket_elements(body: str, limits: InputLimits) -> list[ast.expr]:
 def _ast_elements(body: str, limits: InputLimits) -> list[ast.expr]:
     """The full path: any bracket text, read through `ast.parse` (its elements are then read
     by a literals-only walk)."""
+    node = _ast_expression(body, limits)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return list(node.elts)
+    if isinstance(node, ast.Call):
+        return [node]
+    raise ParseError(f"expected a list of calls such as [tool_name(arg='value')], got {_kind(node)}")
+
+
+def literal_value(text: str, limits: InputLimits = DEFAULT_LIMITS) -> Any:
+    """A value written as a Python literal (a dict, list, string, number, `True`/`False`/`None`, or JSON's
+    `true`/`false`/`null`), read by the literals-only walk that reads bracket calls' arguments, within
+    `limits`; `ParseError` for anything else. Models write JSON calls with Python's quotes this way."""
+    _check_items(text, limits)
+    return _literal(_ast_expression(text.strip(), limits), 0, "a literal", limits)
+
+
+def _ast_expression(body: str, limits: InputLimits) -> ast.expr:
+    """`body` parsed as one Python expression (nothing evaluated); every failure a `ParseError`."""
     try:
         if _MAY_WARN.search(body):
             with warnings.catch_warnings():
@@ -398,12 +433,7 @@ def _ast_elements(body: str, limits: InputLimits) -> list[ast.expr]:
         problem = ("text that is not valid Unicode (a lone surrogate)" if not valid_text(body)
                    else "a null character" if "\x00" in body else "text Python's parser refuses")
         raise ParseError(f"call syntax malformed: {problem}") from None
-    node = tree.body
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return list(node.elts)
-    if isinstance(node, ast.Call):
-        return [node]
-    raise ParseError(f"expected a list of calls such as [tool_name(arg='value')], got {_kind(node)}")
+    return tree.body
 
 
 # -- bracket syntax, fast path ---------------------------------------------------------------

@@ -28,7 +28,8 @@ from .journal import Journal
 from .journal import begin as _set_journal
 from .journal import reset as _reset_journal
 from .limits import check_integers, checked_copy, redacted_copy
-from .parsing import Call, parse_items
+from .parsing import Call
+from .replies import reply_items
 from .rng import WorldRandom
 from .schemas import export_all
 from .state import OWNER, StateModel, TrackedDict, plain
@@ -262,9 +263,13 @@ class World:
         # The parsed model is private to this call, so its dict can be logged as is.
         return spec, raw, kwargs, kwargs if spec.atomic_args else plain(kwargs)
 
-    def execute(self, message: str | Sequence[Call]) -> list[CallRecord]:
+    def execute(self, message: str | Sequence[Call | ParseError]) -> list[CallRecord]:
         """Run every call in a model message, in order; each call that cannot be read is a
         `parse_error` record in its place, and the others still run.
+
+        Text is read by `sandbox.replies.read_reply` (every format of tool calls models write; an
+        answer is refused); a sequence holds the calls as read, a `ParseError` in place of each
+        call that could not be.
 
         Never raises: a message that cannot be read at all (past the world's limits, not a list
         of calls, neither text nor a sequence of `Call`s) is one `parse_error` record.
@@ -290,11 +295,11 @@ class World:
 
     def _read(self, message: Any) -> list[Call] | list[Call | ParseError]:
         if type(message) is str:
-            return parse_items(message, limits=self.limits)
+            return reply_items(message, limits=self.limits)
         if type(message) is list and len(message) <= self.limits.max_calls:  # what `parse_message` gives
             calls = message[:]
             for call in calls:
-                if type(call) is not Call:
+                if type(call) is not Call and not isinstance(call, ParseError):
                     raise ParseError("every call of a message must be a Call(name, arguments)")
             return calls
         if isinstance(message, (str, bytes, bytearray, Mapping)) or not isinstance(message, Sequence):
@@ -303,7 +308,7 @@ class World:
         if len(calls) > self.limits.max_calls:
             raise ParseError(f"more than {self.limits.max_calls} calls in one message (limit max_calls)",
                              limit="max_calls")
-        if not all(type(call) is Call for call in calls):
+        if not all(type(call) is Call or isinstance(call, ParseError) for call in calls):
             raise ParseError("every call of a message must be a Call(name, arguments)")
         return calls
 

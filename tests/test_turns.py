@@ -36,8 +36,18 @@ def test_call_text_past_a_limit_goes_to_the_world(text: str) -> None:
     assert Turn.from_text(text) == Turn(raw=text, call_text=text)
 
 
-def test_call_text_that_does_not_read_is_the_answer() -> None:
-    assert Turn.from_text("[f(x=)]") == Turn(text="[f(x=)]", raw="[f(x=)]")
+@pytest.mark.parametrize("text", ["[f(x=)]", "get_balance(account_id=A001)", '{"name": "f", "arguments": {"a": 1}',
+                                  '<tool_call>{"name": "f"</tool_call>', "I'll pay: [transfer(amount=)]"])
+def test_call_shaped_text_that_does_not_read_goes_to_the_world_never_as_the_answer(text: str) -> None:
+    assert Turn.from_text(text) == Turn(raw=text, call_text=text)
+
+
+def test_a_turn_given_text_alone_reads_its_calls_as_a_reply_is_read() -> None:
+    assert Turn(text="[get_balance(account_id='A001')]").calls == (Call("get_balance", {"account_id": "A001"}),)
+    broken = Turn(text="[f(x=)]")
+    assert broken.call_text == "[f(x=)]" and not broken.calls
+    assert Turn(text="Done.") == Turn(text="Done.")  # an answer stays one
+    assert Turn(text="[f(a=1)]", raw="[f(a=1)]").calls == ()  # text and raw given: an answer, as given
 
 
 @pytest.mark.parametrize("text", ["[]", " [ ] ", "```json\n[]\n```"])

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from sandbox.errors import ParseError
-from sandbox.parsing import Call, parse_message
+from sandbox.parsing import Call
+from sandbox.replies import read_reply
 from sandbox.schemas import openai_tools
 
 # The words that end a conversation, from either side (ACEBench's convention).
@@ -63,6 +63,12 @@ class Turn:
     `call_text` is a message of tool calls the agent could not read itself (past an input
     limit, or malformed): the world reads it, and records why it cannot as a `parse_error`
     the agent then sees, so a bad reply costs the model a step, never the episode.
+    `truncated` says the reply was cut off (a chat API's `finish_reason: "length"`): the
+    episode stops there, with stop reason `length`, and runs nothing of it.
+
+    Text given alone (`Turn(text=...)`) is read as a model's reply is (`Turn.from_text`): calls
+    written in it run, and call-shaped text that does not read goes to the world, so a turn
+    written by hand never ends an episode by accident; `Turn(text=..., raw=...)` is an answer as given.
     """
 
     calls: tuple[Call, ...] = ()
@@ -71,26 +77,38 @@ class Turn:
     call_text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()  # native tool calls, as sent (the world reads their arguments)
     usage: Mapping[str, Any] | None = None  # the model call behind this turn: tokens, latency
+    truncated: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.text and self.raw is None and self.call_text is None and not self.calls and not self.tool_calls
+                and type(self.text) is str):
+            read = Turn.from_text(self.text)
+            if read.calls or read.call_text is not None:
+                for name in ("calls", "raw", "call_text"):
+                    object.__setattr__(self, name, getattr(read, name))
 
     @classmethod
     def from_text(cls, text: str) -> Turn:
-        """Read calls out of model text; text with no calls is an answer to the user.
+        """Read calls out of model text (`sandbox.replies.read_reply`, every format models write calls
+        in); text with no calls, once thinking is set aside, is an answer to the user.
 
-        Text refused for breaking an input limit was meant as calls (it parsed far enough to
-        break one), so it goes to the world as `call_text` rather than ending the episode.
-        Text with no parenthesis, brace or square bracket holds no calls, not even an empty list
-        of them (a call needs its parentheses or, in JSON, its braces; `[]` is a list of none), so
-        it is the answer, however long, read without the parser: an episode's closing answer
-        used to cost the parser's refusal, `ast` included.
+        Call-shaped text that does not read (or breaks an input limit) goes to the world as
+        `call_text`, which answers it with a `parse_error` the model sees, rather than ending the
+        episode; when some of a reply's calls read and others do not, the world runs the ones
+        that read and refuses the others in place. Text with no parenthesis, brace, square
+        bracket, `<tool_call>` or `<function=` tag holds no calls, not even an empty list of
+        them (a call needs its parentheses, its braces in JSON, or its tag), so it is the
+        answer, however long, read without the reader.
         """
-        if type(text) is str and "(" not in text and "{" not in text and "[" not in text:
+        if (type(text) is str and "(" not in text and "{" not in text and "[" not in text
+                and "<function=" not in text and "<tool_call>" not in text):
             return cls(text=text, raw=text)
-        try:
-            return cls(calls=tuple(parse_message(text).calls), raw=text)
-        except ParseError as exc:
-            if exc.limit is not None:
-                return cls(raw=text, call_text=text)
-            return cls(text=text, raw=text)
+        reply = read_reply(text)
+        if not reply.readable:
+            return cls(raw=text, call_text=text)
+        if reply.found:
+            return cls(calls=tuple(reply.calls), raw=text)
+        return cls(text=text, raw=text)
 
 
 TOOL_FORMATS = ("openai", "anthropic", "acebench")

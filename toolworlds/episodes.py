@@ -72,7 +72,11 @@ def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn:
     single_reply = bool(task_hook(task, "single_reply", False))
     opening = task_hook(task, "opening_messages")  # task hook: the conversation so far
     if multi_turn:
-        conversation.append(_said("user", (yield ("user", conversation))))
+        opened = yield ("user", conversation)
+        conversation.append(_said("user", opened))
+        if END in opened:  # the user is done before the agent said a word: it is not asked again
+            episode.finished, episode.stop_reason = True, "user ended"
+            return
     elif opening:
         conversation.extend(ChatMessage(role, content, source="task") for role, content in opening)
     else:
@@ -85,6 +89,11 @@ def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn:
         episode.steps += 1
         if single_reply:  # task hook: scored on this reply alone
             _end_on_reply(episode, turn)
+            if turn.truncated:
+                episode.finished, episode.stop_reason = False, "length"
+            return
+        if turn.truncated:
+            _end_cut_off(episode, turn)
             return
         if turn.tool_calls:
             _run_native(turn, world, episode)
@@ -169,6 +178,17 @@ def _run_native(turn: Turn, world: World, episode: Episode) -> None:
     episode.records.extend(records)
     for tool_call, record in zip(turn.tool_calls, answering(records, len(turn.tool_calls)), strict=True):
         episode.messages.append(ChatMessage("tool", result_text(record), tool_call_id=tool_call.id, source="world"))
+
+
+def _end_cut_off(episode: Episode, turn: Turn) -> None:
+    """A reply cut off at the endpoint's token limit: kept as the model wrote it (native calls as their JSON
+    text, so a replay runs nothing of it), nothing of it run; the episode stops with stop reason `length`."""
+    parts = [turn.raw if turn.raw is not None else turn.text]
+    if turn.tool_calls:
+        parts.append(uses_json(turn.tool_calls))
+    episode.messages.append(ChatMessage("assistant", "\n".join(part for part in parts if part), source="agent",
+                                        usage=turn.usage))
+    episode.finished, episode.stop_reason = False, "length"
 
 
 def _end_on_reply(episode: Episode, turn: Turn) -> None:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.bounds import printable_text
+from sandbox.replies import spoken
 from scenarios.family import task_hook
 
 from .agents import ChatMessage, ToolCall, Turn
@@ -65,6 +66,7 @@ class ReplyMessage:
 
     content: str | None
     tool_calls: tuple[Any, ...] = ()
+    finish_reason: str | None = None  # why the model stopped, as the endpoint says ("length": cut off)
 
 
 class _Failure(Exception):
@@ -416,7 +418,9 @@ def _read_reply(body: bytes | bytearray, content_type: str) -> tuple[ReplyMessag
                             "not a list")
     usage = data.get("usage")
     usage = usage if isinstance(usage, dict) else {}
-    return (ReplyMessage(_content(message.get("content")), tuple(tool_calls or ())),
+    finish = choices[0].get("finish_reason")
+    return (ReplyMessage(_content(message.get("content")), tuple(tool_calls or ()),
+                         finish if isinstance(finish, str) else None),
             {"prompt_tokens": _count(usage.get("prompt_tokens")),
              "completion_tokens": _count(usage.get("completion_tokens"))})
 
@@ -509,13 +513,15 @@ class LLMAgent:
             reply, usage = self.client.exchange(self._bracket_messages(conversation))
             content = _text(reply.content)
             calls = self.calls_in(content) if self.calls_in is not None else None
-            return dataclasses.replace(_text_turn(content, calls), usage=usage)
-        reply, usage = self.client.exchange(self._native_messages(conversation), tools)
-        content = _text(reply.content)
-        tool_calls = getattr(reply, "tool_calls", None) or []
-        if tool_calls:
-            return Turn(text=content, tool_calls=_tool_calls(tool_calls), usage=usage)
-        return dataclasses.replace(Turn.from_text(content), usage=usage)
+            turn = _text_turn(content, calls)
+        else:
+            reply, usage = self.client.exchange(self._native_messages(conversation), tools)
+            content = _text(reply.content)
+            tool_calls = getattr(reply, "tool_calls", None) or []
+            turn = (Turn(text=content, tool_calls=_tool_calls(tool_calls)) if tool_calls
+                    else Turn.from_text(content))
+        # A reply cut off at max_tokens is marked as such: its calls may be cut short too.
+        return dataclasses.replace(turn, usage=usage, truncated=getattr(reply, "finish_reason", None) == "length")
 
     def _native_messages(self, conversation: Sequence[ChatMessage]) -> list[dict[str, Any]]:
         return [{"role": "system", "content": self.system_prompt}, *(api_message(m, "native") for m in conversation)]
@@ -571,7 +577,8 @@ class LLMUser:
 
     `system_prompt` replaces the generic user prompt (a benchmark's own user rules, with the
     instruction in it); `opener` is what the user is asked before the agent spoke;
-    `last_usage` is what its latest reply cost.
+    `last_usage` is what its latest reply cost. What it says is its reply without its thinking
+    (`sandbox.replies.spoken`): "finish conversation" only thought of ends nothing.
     """
 
     client: ChatClient
@@ -597,7 +604,7 @@ class LLMUser:
         if len(messages) == 1:
             messages.append({"role": "user", "content": self.opener or "Is there anything you need help with today?"})
         reply, self.last_usage = self.client.exchange(messages)
-        return _text(reply.content) or END
+        return spoken(_text(reply.content)) or END
 
 
 def _text_turn(text: str, calls: str | None) -> Turn:

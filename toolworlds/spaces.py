@@ -74,7 +74,8 @@ class Conversation(_ChatSpace):
 
 
 class AssistantMessage(_ChatSpace):
-    """Actions: the assistant's text (tool calls written in it are read by `parse_message`), or a
+    """Actions: the assistant's text (tool calls written in it, in any format `sandbox.replies.read_reply`
+    reads, run; call-shaped text that does not read is a `parse_error`), or a
     message (a dict or an SDK object) with `content` and/or OpenAI `tool_calls`."""
 
     def contains(self, x: Any) -> bool:
