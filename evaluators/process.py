@@ -5,7 +5,8 @@ messages once; each milestone must appear (as the same string, stripped) after t
 match; scoring stops at the first milestone not found. The score is the matched fraction,
 best over alternative paths, and an empty path scores 1.0 (the reference's
 `if milestone_len == 0: accuracy = 1.00`). `canonical=True` compares calls instead of raw
-text (parsed and re-rendered), so quote style and spacing do not matter.
+text (parsed and re-rendered), so quote style and spacing do not matter; the agent's messages are read
+as runs read replies, so a `<think>` block or a `<tool_call>` tag around the calls costs nothing.
 
 `process_score` is the same walk for scores that must not be gamed: a task with no path,
 an empty path, or (canonically) a milestone that does not parse is `unscorable`, reported
@@ -18,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sandbox import ParseError, parse_message
+from sandbox import ParseError, parse_message, read_reply
 from sandbox.parsing import render_calls
 
 
@@ -48,7 +49,7 @@ def acebench_process(paths: Sequence[Sequence[str]], process: Sequence[str], *, 
     for an empty path (compat mode; `process_score` is the reading that never gives that 1.0)."""
     if canonical:
         paths = [[_canonical(m) for m in path] for path in paths]
-        process = [_canonical(m) for m in process]
+        process = [_canonical_reply(m) for m in process]
     best = 0.0
     for path in paths:
         if not path:
@@ -77,6 +78,16 @@ def process_score(paths: Sequence[Sequence[str]], process: Sequence[str], *, can
                 if not calls:
                     return ProcessScore(0.0, f"milestone {step} of path {number} holds no call")
     return ProcessScore(acebench_process(paths, process, canonical=canonical))
+
+
+def _canonical_reply(message: str) -> str:
+    """An agent's message as the calls it made, read as a run reads replies (`read_reply`: thinking set
+    aside, `<tool_call>` tags and JSON calls read), so the steps a world ran are the steps scored; a
+    message whose calls do not all read is compared as written."""
+    reply = read_reply(message)
+    if reply.found and reply.readable:
+        return render_calls(reply.calls, sort_arguments=True)
+    return message.strip()
 
 
 def _canonical(message: str) -> str:

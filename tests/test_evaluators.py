@@ -695,3 +695,17 @@ def test_strict_summary_weighs_what_was_scored_and_names_what_was_not() -> None:
     assert strict["overall"] == round((0.9 * 700 ** 0.5 + 0.6 * 150 ** 0.5) / (700 ** 0.5 + 150 ** 0.5), 3)
     assert summarize(partial)["agent"] == 0.0  # compat counts the unscored group as 0
     assert missing_categories(partial) == list(AGENT_CATEGORIES)
+
+
+def test_canonical_process_reads_agent_messages_as_runs_read_replies() -> None:
+    """Strict (canonical) process accuracy scores the calls a run executed: a thinking block or Hermes tags
+    around the calls do not cost the step; compat keeps comparing the text as written."""
+    from evaluators.process import acebench_process
+
+    paths = [["[login_device()]", "[send_message(sender_name='Eve', receiver_name='Frank', message='hi')]"]]
+    written = ["<think>first the device</think>[login_device()]",
+               '<tool_call>{"name": "send_message", "arguments": {"message": "hi", "receiver_name": "Frank", '
+               '"sender_name": "Eve"}}</tool_call>']
+    assert acebench_process(paths, written, canonical=True) == 1.0
+    assert acebench_process(paths, written) == 0.0
+    assert acebench_process(paths, ["<think>", "[login_device()]"], canonical=True) == 0.5
