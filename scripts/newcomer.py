@@ -88,7 +88,8 @@ def run(home: Path) -> int:
              lambda: empty.returncode != 0 and "0/0" not in empty.stdout)
     (work / "results").mkdir()
     (work / "results" / "data_normal_atom_bool_result.json").write_text("not json\n")
-    scored = me.sh(f"toolworlds score acebench --results {work / 'results'}")
+    data = os.environ.get("TOOLWORLDS_DATA") or str(ROOT.parent / "shared" / "datasets")  # the clone has none beside it
+    scored = me.sh(f"toolworlds score acebench --results {work / 'results'}", env={"TOOLWORLDS_DATA": data})
     me.check("2", "score acebench names an unreadable result line and prints no 0.000 table",
              lambda: scored.returncode == 2 and "data_normal_atom_bool_result.json:1" in scored.stderr
              and "0.000" not in scored.stdout)

@@ -331,3 +331,4 @@ def test_replay_names_an_unreadable_line_and_an_empty_folder_and_exits_1(tmp_pat
         result = CliRunner().invoke(app, ["replay", "acebench", "--data", str(folder)], env={"COLUMNS": "300"})
         assert result.exit_code == 1, result.output
         assert f"unreadable: {said}" in result.output and "Traceback" not in result.output
+    assert "0/0" not in result.output  # the empty folder: no table of nothing

@@ -162,6 +162,8 @@ def replay(
     For apibank: replay every recorded call of every dialogue in a fresh world.
     """
     report = _replay_report(family_name, data, lang, {"recordings": recordings})
+    if not report.rows:  # nothing replayed: the problems are the whole answer, not a table of "0/0"
+        _refuse_unreadable(report.problems, "nothing could be read")
     # Title, headers, cells and summary are data, not markup: as Text they skip the markup parser (and
     # the escaping it needs), and rich's emoji-code table (some 7 ms for a cold process to import) is
     # never loaded. The title keeps the style rich gives a title it reads from a string.
@@ -175,11 +177,15 @@ def replay(
     if json_path is not None:
         json_path.write_text(json.dumps(report.records, indent=2, ensure_ascii=False))
     if report.problems:
-        for problem in report.problems:
-            errors.print(Text(f"unreadable: {problem}", style="red"), soft_wrap=True)
-        errors.print(f"error: {len(report.problems)} problem(s) reading the data (above): the replay covers only "
-                     "what could be read", highlight=False)
-        raise typer.Exit(code=1)
+        _refuse_unreadable(report.problems, "the replay covers only what could be read")
+
+
+def _refuse_unreadable(problems: list[str], consequence: str) -> None:
+    """Name each line or file of the data that could not be read, then exit 1."""
+    for problem in problems:
+        errors.print(Text(f"unreadable: {problem}", style="red"), soft_wrap=True)
+    errors.print(f"error: {len(problems)} problem(s) reading the data (above): {consequence}", highlight=False)
+    raise typer.Exit(code=1)
 
 
 @app.command()
