@@ -197,20 +197,25 @@ def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> l
 
     if query.data is not None and len(names) > 1:
         raise fail("--data names one family's tasks: give exactly one --tasks with it")
-    sets = []
+    loads = []
     for name in names:
         entry = _family(name)
         if entry.load_tasks is None:
             runnable = [f.name for f in families() if f.load_tasks is not None]
             raise fail(f"{name} has no runnable tasks; available: {', '.join(runnable)}")
-        absent: list[str] = []
         for lang in langs or entry.languages:
             if lang not in entry.languages:
                 raise fail(f"{name} has no {lang!r} tasks; languages: {', '.join(entry.languages)}")
             try:
-                loaded = entry.tasks(dataclasses.replace(query, lang=lang))
+                loads.append((entry, lang, entry.tasks(dataclasses.replace(query, lang=lang))))
             except (LookupError, ValueError, OSError) as exc:  # a loader's own refusal of the data it was given
                 raise fail(f"{name}/{lang}: {_said(exc)}") from None
+    if query.task_ids:
+        _check_task_ids(query, loads)
+    sets = []
+    for name in names:
+        absent: list[str] = []
+        for entry, lang, loaded in (load for load in loads if load[0].name == name):
             if not loaded.tasks and not langs:
                 absent.append(f"{lang} ({'; '.join(loaded.problems[:2]) or 'no tasks'})")
                 continue
@@ -225,6 +230,34 @@ def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> l
             errors.print(f"[yellow]note:[/] {escape(name)}: no data for " + escape(", ".join(absent)),
                          highlight=False, soft_wrap=True)
     return sets
+
+
+def _check_task_ids(query: TaskQuery, loads: list[tuple[WorldFamily, str, Any]]) -> None:
+    """Refuse a `--task-ids` naming a task that will not run, rather than run the others without it: an id
+    no task set has (with the closest ones it does have), or one the other filters or `--limit` leave out.
+    Every task set asked for counts: an id found in one language is not missing from the other."""
+    chosen = {str(task.id) for _, _, loaded in loads for task in loaded.tasks}
+    missing = [task_id for task_id in dict.fromkeys(query.task_ids) if task_id not in chosen]
+    if not missing:
+        return
+    everything = dataclasses.replace(query, task_ids=(), limit=None, categories=(), difficulties=(), tags=())
+    known: set[str] = set()
+    for entry, lang, _ in loads:
+        try:
+            known.update(str(task.id) for task in entry.tasks(dataclasses.replace(everything, lang=lang)).tasks)
+        except (LookupError, ValueError, OSError):  # the filtered load read this data: the full one will too
+            continue
+    unknown = [task_id for task_id in missing if task_id not in known]
+    if unknown:
+        import difflib
+
+        hints = {task_id: difflib.get_close_matches(task_id, known, n=3, cutoff=0.6) for task_id in unknown}
+        named = "; ".join(f"{task_id!r}" + (f" (closest: {', '.join(hints[task_id])})" if hints[task_id] else "")
+                          for task_id in unknown[:10])
+        more = f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
+        raise fail(f"--task-ids: no task has the id(s) {named}{more}")
+    shown = ", ".join(repr(task_id) for task_id in missing[:10]) + (" ..." if len(missing) > 10 else "")
+    raise fail(f"--task-ids: {shown} left out by the other filters or --limit; drop those or these ids")
 
 
 def _languages(given: list[str] | None, extra: list[str]) -> list[str] | None:
@@ -663,19 +696,19 @@ def _number(text: str) -> int | None:
 
 def _find_episode(store: Any, run_id: str, which: str, db: str) -> Any:
     """One stored episode by its number (as `report` lists them), task id, or task set:task id;
-    a task run in several trials takes `#trial` (task#2)."""
+    a task run in several trials takes `#trial` (task#2). A task id is matched whole first, so ids
+    holding `#` themselves (API-Bank's `file.jsonl#api0`) are found as they are, and `#trial` is read
+    only off the end of what matches no id."""
     if store.run(run_id) is None:
         raise fail(f"no run {run_id!r} in {shown_url(db)}")
     episodes = store.episodes(run_id)
-    name, _, trial_text = which.partition("#")
-    number = _number(name)
-    if number is not None and not trial_text:
-        found = [e for e in episodes if e.id == number]
-    else:
-        task_set, _, task_id = name.rpartition(":")
-        found = [e for e in episodes if e.task_id == task_id and (not task_set or e.task_set == task_set)]
-        if trial_text:
-            found = [e for e in found if (e.trial or 0) == _number(trial_text)]
+    number = _number(which)
+    found = [e for e in episodes if e.id == number] if number is not None else []
+    if not found:
+        found = [e for e in episodes if which in (e.task_id, f"{e.task_set}:{e.task_id}")]
+    if not found:
+        found = [e for e in episodes
+                 if which in (f"{e.task_id}#{e.trial or 0}", f"{e.task_set}:{e.task_id}#{e.trial or 0}")]
     if not found:
         raise fail(f"run {run_id!r} has no episode {which!r}")
     if len(found) > 1:
