@@ -331,8 +331,9 @@ def run(
     max_tokens: Annotated[int | None, typer.Option(min=1, help="Most tokens per model reply (default: the "
                                                    "endpoint's).")] = None,
     max_steps: Annotated[int, typer.Option(min=1, help="Agent messages per episode before it is cut off.")] = 30,
-    protocol: Annotated[str, typer.Option(help="LLM tool protocol: native (tool_calls) or bracket (calls written "
-                                          "as text); default: each task's own (native unless it says bracket).")
+    protocol: Annotated[str, typer.Option(help="Tool protocol: native (tool_calls) or bracket (calls written as "
+                                          "text); default: each task's own for --agent llm (native unless it says "
+                                          "bracket), text for oracle and noisy (native: they send tool_calls).")
                         ] = "",
     trials: Annotated[int, typer.Option(min=1, help="Runs of each task (pass^k is reported over them).")] = 1,
     db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
@@ -775,18 +776,23 @@ def export(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="File to write (default: RUN.jsonl, or "
                                              "RUN.parquet).")] = None,
     db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
+    calls: Annotated[str, typer.Option(help="sent: calls as the model sent them; native: calls sent as text "
+                                            "written as tool_calls with ids, their results as tool messages.")
+                     ] = "sent",
 ) -> None:
     """Write every episode of a run as training data: messages, tools, reward, metadata (failed ones marked)."""
-    from .export import FORMATS, write_export
+    from .export import CALL_FORMS, FORMATS, write_export
 
     if format not in FORMATS:
         raise fail(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")
+    if calls not in CALL_FORMS:
+        raise fail(f"unknown --calls {calls!r}; use one of {', '.join(CALL_FORMS)}")
     store = _open_store(db)
     if store.run(run_id) is None:
         raise fail(f"no run {run_id!r} in {shown_url(db)}")
     target = out or Path(f"{run_id}.{'parquet' if format == 'parquet' else 'jsonl'}")
     try:
-        written = write_export(store, run_id, format, target)
+        written = write_export(store, run_id, format, target, calls)
     except (RuntimeError, OSError) as exc:
         raise fail(str(exc)) from None
     finally:

@@ -52,8 +52,10 @@ class AgentSpec:
 
     `kind` is oracle, noisy, llm, or `package.module:Factory` for an agent of the user's own:
     the factory is called with the task and returns an object with `act(conversation, tools)`.
-    `protocol` forces the LLM agent's protocol ("native" or "bracket"); empty means each task's
-    own (native unless the task says otherwise). The user simulator's model and endpoint
+    `protocol` forces the protocol ("native" or "bracket"); empty means each task's own (native
+    unless the task says otherwise) for an LLM agent, text for the oracle and noisy agents, which
+    send native `tool_calls` when it is "native". A task with a form of its own per protocol (task
+    hook `for_protocol`) runs in the forced protocol's form. The user simulator's model and endpoint
     default to the agent's.
     """
 
@@ -89,9 +91,9 @@ class AgentSpec:
         """The agent for `task`; an LLM agent holds `gate` around each request and takes its SDK client
         from the worker's `clients` when given."""
         if self.kind == "oracle":
-            return OracleAgent(task)
+            return OracleAgent(task, protocol=self.protocol or "bracket")
         if self.kind == "noisy":
-            return NoisyAgent(task, noise=self.noise, seed=self.seed, trial=trial)
+            return NoisyAgent(task, noise=self.noise, seed=self.seed, trial=trial, protocol=self.protocol or "bracket")
         if self.kind == "llm":
             from .llm import ChatClient, LLMAgent
 
@@ -285,6 +287,7 @@ def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact", *,
 
 def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: Callable[[], World] | None,
                    gate: Gate | None, trial: int, clients: SdkClients | None) -> Outcome:
+    task = task_for_protocol(task, spec.protocol)
     offered = openai_tools(task.functions)
     tools = _stored_json(offered)  # stored as given: written before the agent holds them
     agent = spec.build(task, gate, trial, clients)
@@ -314,6 +317,13 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: 
         for r in episode.records
     ]
     return Outcome(row, calls, transcript_rows(episode.transcript))
+
+
+def task_for_protocol(task: Any, protocol: str) -> Any:
+    """The task in the form `protocol` asks for, when it has forms of its own (task hook `for_protocol`:
+    API-Bank's samples carry their history as tool calls in the native protocol); else the task itself."""
+    adapt = task_hook(task, "for_protocol")
+    return adapt(protocol) if protocol and adapt is not None else task
 
 
 def _result_record(task: Any, world: Any, process: list[str]) -> str | None:

@@ -16,6 +16,7 @@ from typing import Any
 from sandbox import World
 from sandbox.comparison import Mode as StateMode
 from sandbox.diffing import diff_states
+from scenarios.acebench.items import item_reply
 from scenarios.family import task_hook
 
 from ..task_score import TaskScore, score_task
@@ -26,7 +27,7 @@ def score_episode(task: Any, world: World, process: Sequence[str], mode: StateMo
     """The family's per-episode score (found by `evaluators.task_score.episode_scorer`)."""
     if not task_hook(task, "single_reply", False):
         return score_task(task, world, process, mode)
-    reply = process[0] if process else ""
+    reply = item_reply(list(process))
     compat = check_item(task.category, task.functions, reply, task.ground_truth, "compat")
     strict = check_item(task.category, task.functions, reply, task.ground_truth, "strict")
     expected = task.paths[0][0] if task.paths and task.paths[0] else ""
