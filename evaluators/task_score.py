@@ -27,6 +27,9 @@ class TaskScore:
     state_fraction: float  # share of compared fields that match
     process: float  # best matched share of a gold milestone path (1.0 on success)
     diff: StateDiff
+    # Why the checker judged as it did when it is not a plain pass, in its own words ("" when solved, or
+    # when the end state's differences say it all): `toolworlds show` prints it beside the miss.
+    reason: str = ""
 
 
 def score_task(task: Task, world: World, process: Sequence[str], mode: Mode) -> TaskScore:

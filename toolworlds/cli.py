@@ -737,6 +737,11 @@ def show(
                   highlight=False, soft_wrap=True)
     if chosen.error:
         console.print(f"[red]failed:[/] {escape(chosen.error)}", highlight=False, soft_wrap=True)
+    if chosen.reason:
+        console.print(f"[yellow]checker:[/] {escape(chosen.reason)}", highlight=False, soft_wrap=True)
+    elif not chosen.success and not chosen.error and json.loads(chosen.diff or "[]") == []:
+        console.print("[yellow]checker:[/] gave no reason (or the episode was stored by an older release)",
+                      highlight=False)
     messages = store.messages(chosen.id)
     if not messages:
         console.print("[yellow]no transcript stored (the episode was stored before transcripts were)[/]")

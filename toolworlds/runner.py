@@ -305,6 +305,7 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: 
         "steps": episode.steps, "calls": len(episode.records), "errors": sum(errors.values()),
         "error_types": json.dumps(dict(sorted(errors.items()))), "finished": episode.finished,
         "stop_reason": episode.stop_reason, "diff": _stored_json(score.diff.to_dict()),
+        "reason": _stored_text(score.reason) if score.reason else None,
         "error": None if episode.error is None else _stored_text(episode.error), "trial": trial,
         "result_record": _result_record(task, world, episode.process),
         "tools": tools,

@@ -69,6 +69,9 @@ class EpisodeRow(SQLModel, table=True):
     # Which of the run's repeated trials of the task this is (0 for the first; NULL in older databases,
     # whose unique key has no trial: such a database holds one trial per task).
     trial: int | None = 0
+    # Why the family's checker judged as it did when that is not a plain pass, in its words (None: solved, or
+    # the end state's differences say it all, or stored by an older release).
+    reason: str | None = None
 
 
 class CallRow(SQLModel, table=True):

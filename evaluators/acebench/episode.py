@@ -21,6 +21,7 @@ from scenarios.family import task_hook
 
 from ..task_score import TaskScore, score_task
 from .items import check_item
+from .verdicts import Verdict
 
 
 def score_episode(task: Any, world: World, process: Sequence[str], mode: StateMode) -> TaskScore:
@@ -32,4 +33,18 @@ def score_episode(task: Any, world: World, process: Sequence[str], mode: StateMo
     strict = check_item(task.category, task.functions, reply, task.ground_truth, "strict")
     expected = task.paths[0][0] if task.paths and task.paths[0] else ""
     diff = diff_states({"reply": expected}, {"reply": expected if compat.valid else reply})
-    return TaskScore(compat.valid, 1.0 if strict.valid else 0.0, 1.0 if compat.valid else 0.0, diff)
+    return TaskScore(compat.valid, 1.0 if strict.valid else 0.0, 1.0 if compat.valid else 0.0, diff,
+                     verdict_reason(compat, strict))
+
+
+def verdict_reason(compat: Verdict, strict: Verdict) -> str:
+    """Both modes' verdicts in words when either is a miss: a compat miss on a reply strict accepts (the
+    reference's checker refusing a right answer) shows no difference from the possible answer, so the
+    checker's own words are all that says why."""
+    if compat.valid and strict.valid:
+        return ""
+    said = []
+    for mode, verdict in (("compat", compat), ("strict", strict)):
+        words = "passes" if verdict.valid else ": ".join(filter(None, (verdict.error_type, verdict.detail)))
+        said.append(f"{mode}: {words or 'fails'}")
+    return "; ".join(said)
