@@ -6,8 +6,9 @@ A short fixed suite (the first tasks of each category, spread as `--limit` sprea
 banking 5 (en), ACEBench normal 10 / special 3 / agent 2 (en), API-Bank levels 1-2, 4 samples. Each
 group is one run (`execute_run` in this process, the LLM agent and, for multi-turn tasks, the LLM user,
 as `toolworlds run --agent llm` runs them), stored in `--db`. Per group it prints: episodes, solved,
-the agent's replies read as calls, read as answers, answers holding call-shaped text (a call the run
-did not read: the number the readers must bring to 0), replies cut off at `--max-tokens`, calls the
+the agent's replies read as calls, read as answers, answers holding call-shaped text outside single-reply
+tasks (a call the run did not read, ending a turn or the episode: the number the readers must bring to
+0; a single reply is scored as written), replies cut off at `--max-tokens`, calls the
 world refused as unreadable (`parse_error`), and the model's share of the wall time (the requests'
 latency over the group's wall time). Nothing here is timed for speed: the endpoint is the subject.
 
@@ -94,7 +95,10 @@ def group_figures(store: RunStore, run_id: str, max_tokens: int | None) -> dict[
                 figures["calls"] += 1
             else:
                 figures["answers"] += 1
-                figures["call_shaped_answers"] += bool(CALL_SHAPED.search(message.content))
+                # A single reply is scored as written whatever it holds; elsewhere an answer holding a call
+                # ended its turn (or episode) on a call that never ran.
+                if episode.stop_reason != "single reply":
+                    figures["call_shaped_answers"] += bool(CALL_SHAPED.search(message.content))
             if max_tokens is not None and (message.completion_tokens or 0) >= max_tokens:
                 figures["truncated"] += 1
     run = store.run(run_id)
