@@ -32,6 +32,9 @@ class TaskScore:
     process: float  # best matched share of a gold milestone path (1.0 on success, 0.0 when unscorable)
     diff: StateDiff
     unscorable: str = ""  # why the process could not be scored (no or an empty milestone path), else ""
+    # Why the checker judged as it did when it is not a plain pass, in its own words ("" when solved, or
+    # when the end state's differences say it all): `toolworlds show` prints it beside the miss.
+    reason: str = ""
 
 
 def score_task(task: Task, world: World, process: Sequence[str], mode: Mode, *, checker: Checker = "compat"

@@ -4,12 +4,15 @@ An agent gets the conversation so far and the tool schemas (in the format its
 `tool_format` attribute names, OpenAI's by default), and answers with tool calls, text, or
 both (`Turn`). Sync and async agents are both accepted by the episode runner.
 Built in: `OracleAgent` follows a task's gold path; `NoisyAgent` wraps it and, seeded,
-drops, repeats or corrupts calls, for tests and demos.
+drops, repeats or corrupts calls, for tests and demos. Both write their calls as text, or, in the
+native protocol (`protocol="native"`), as `tool_calls` with ids, as a model behind a chat API sends
+them: gold tool-calling data without an endpoint.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -111,6 +114,40 @@ class Turn:
         return cls(text=text, raw=text)
 
 
+def opening_message(entry: Any) -> ChatMessage:
+    """One message of a task's opening conversation (task hook `opening_messages`): a (role, content) pair,
+    or a chat message in OpenAI's form, `{"role", "content"}` with the assistant's `tool_calls` or the
+    `tool_call_id` a tool message answers (a conversation of the native protocol)."""
+    if not isinstance(entry, Mapping):
+        role, content = entry
+        return ChatMessage(role, content, source="task")
+    uses = tuple(ToolCall(use["id"], use["function"]["name"], use["function"]["arguments"])
+                 for use in entry.get("tool_calls") or ())
+    calls = tuple(Call(use.name, arguments) for use in uses if isinstance(arguments := _object(use.arguments), dict))
+    return ChatMessage(entry["role"], entry.get("content") or "", calls, uses, entry.get("tool_call_id"),
+                       source="task")
+
+
+def _object(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def native_turn(turn: Turn, step: int) -> Turn:
+    """A turn whose calls are sent as native `tool_calls` (ids `call_<step>_<n>`, arguments as JSON text)
+    instead of text; a turn without calls, or whose arguments JSON cannot hold, stays as it is."""
+    if not turn.calls:
+        return turn
+    try:
+        uses = tuple(ToolCall(f"call_{step}_{index}", call.name, json.dumps(call.arguments, ensure_ascii=False))
+                     for index, call in enumerate(turn.calls))
+    except (TypeError, ValueError):
+        return turn
+    return Turn(text=turn.text, tool_calls=uses, usage=turn.usage)
+
+
 TOOL_FORMATS = ("openai", "anthropic", "acebench")
 
 
@@ -151,11 +188,13 @@ class GoldPath(Protocol):
 
 @dataclass
 class OracleAgent:
-    """Replays a task's first gold path, one milestone message per turn, then says it is done."""
+    """Replays a task's first gold path, one milestone message per turn, then says it is done; in the
+    native protocol each message's calls go as `tool_calls`."""
 
     task: GoldPath
     path: int = 0
     _step: int = 0
+    protocol: str = "bracket"
 
     def act(self, conversation: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> Turn:
         milestones = self.task.paths[self.path] if self.task.paths else []
@@ -163,7 +202,8 @@ class OracleAgent:
             return Turn(text=END)
         message = milestones[self._step]
         self._step += 1
-        return Turn.from_text(message)
+        turn = Turn.from_text(message)
+        return native_turn(turn, self._step - 1) if self.protocol == "native" else turn
 
 
 @dataclass
@@ -178,7 +218,9 @@ class NoisyAgent:
     noise: float = 0.2
     seed: int = 0
     trial: int = 0
+    protocol: str = "bracket"
     _oracle: OracleAgent = field(init=False)
+    _steps: int = field(init=False, default=0)
     _rng: random.Random = field(init=False)
 
     def __post_init__(self) -> None:
@@ -202,7 +244,9 @@ class NoisyAgent:
                 calls.extend([call, call])
             elif kind == "corrupt":
                 calls.append(_corrupt(call, self._rng))
-        return Turn(calls=tuple(calls), text="" if calls else END)
+        self._steps += 1
+        noisy = Turn(calls=tuple(calls), text="" if calls else END)
+        return native_turn(noisy, self._steps - 1) if self.protocol == "native" else noisy
 
 
 def _corrupt(call: Call, rng: random.Random) -> Call:

@@ -221,20 +221,25 @@ def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> l
 
     if query.data is not None and len(names) > 1:
         raise fail("--data names one family's tasks: give exactly one --tasks with it")
-    sets = []
+    loads = []
     for name in names:
         entry = _family(name)
         if entry.load_tasks is None:
             runnable = [f.name for f in families() if f.load_tasks is not None]
             raise fail(f"{name} has no runnable tasks; available: {', '.join(runnable)}")
-        absent: list[str] = []
         for lang in langs or entry.languages:
             if lang not in entry.languages:
                 raise fail(f"{name} has no {lang!r} tasks; languages: {', '.join(entry.languages)}")
             try:
-                loaded = entry.tasks(dataclasses.replace(query, lang=lang))
+                loads.append((entry, lang, entry.tasks(dataclasses.replace(query, lang=lang))))
             except (LookupError, ValueError, OSError) as exc:  # a loader's own refusal of the data it was given
                 raise fail(f"{name}/{lang}: {_said(exc)}") from None
+    if query.task_ids:
+        _check_task_ids(query, loads)
+    sets = []
+    for name in names:
+        absent: list[str] = []
+        for entry, lang, loaded in (load for load in loads if load[0].name == name):
             if not loaded.tasks and not langs:
                 absent.append(f"{lang} ({'; '.join(loaded.problems[:2]) or 'no tasks'})")
                 continue
@@ -249,6 +254,34 @@ def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> l
             errors.print(f"[yellow]note:[/] {escape(name)}: no data for " + escape(", ".join(absent)),
                          highlight=False, soft_wrap=True)
     return sets
+
+
+def _check_task_ids(query: TaskQuery, loads: list[tuple[WorldFamily, str, Any]]) -> None:
+    """Refuse a `--task-ids` naming a task that will not run, rather than run the others without it: an id
+    no task set has (with the closest ones it does have), or one the other filters or `--limit` leave out.
+    Every task set asked for counts: an id found in one language is not missing from the other."""
+    chosen = {str(task.id) for _, _, loaded in loads for task in loaded.tasks}
+    missing = [task_id for task_id in dict.fromkeys(query.task_ids) if task_id not in chosen]
+    if not missing:
+        return
+    everything = dataclasses.replace(query, task_ids=(), limit=None, categories=(), difficulties=(), tags=())
+    known: set[str] = set()
+    for entry, lang, _ in loads:
+        try:
+            known.update(str(task.id) for task in entry.tasks(dataclasses.replace(everything, lang=lang)).tasks)
+        except (LookupError, ValueError, OSError):  # the filtered load read this data: the full one will too
+            continue
+    unknown = [task_id for task_id in missing if task_id not in known]
+    if unknown:
+        import difflib
+
+        hints = {task_id: difflib.get_close_matches(task_id, known, n=3, cutoff=0.6) for task_id in unknown}
+        named = "; ".join(f"{task_id!r}" + (f" (closest: {', '.join(hints[task_id])})" if hints[task_id] else "")
+                          for task_id in unknown[:10])
+        more = f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
+        raise fail(f"--task-ids: no task has the id(s) {named}{more}")
+    shown = ", ".join(repr(task_id) for task_id in missing[:10]) + (" ..." if len(missing) > 10 else "")
+    raise fail(f"--task-ids: {shown} left out by the other filters or --limit; drop those or these ids")
 
 
 def _languages(given: list[str] | None, extra: list[str]) -> list[str] | None:
@@ -335,8 +368,9 @@ def run(
     max_tokens: Annotated[int | None, typer.Option(min=1, help="Most tokens per model reply (default: the "
                                                    "endpoint's).")] = None,
     max_steps: Annotated[int, typer.Option(min=1, help="Agent messages per episode before it is cut off.")] = 30,
-    protocol: Annotated[str, typer.Option(help="LLM tool protocol: native (tool_calls) or bracket (calls written "
-                                          "as text); default: each task's own (native unless it says bracket).")
+    protocol: Annotated[str, typer.Option(help="Tool protocol: native (tool_calls) or bracket (calls written as "
+                                          "text); default: each task's own for --agent llm (native unless it says "
+                                          "bracket), text for oracle and noisy (native: they send tool_calls).")
                         ] = "",
     trials: Annotated[int, typer.Option(min=1, help="Runs of each task (pass^k is reported over them).")] = 1,
     db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
@@ -766,19 +800,19 @@ def _number(text: str) -> int | None:
 
 def _find_episode(store: Any, run_id: str, which: str, db: str) -> Any:
     """One stored episode by its number (as `report` lists them), task id, or task set:task id;
-    a task run in several trials takes `#trial` (task#2)."""
+    a task run in several trials takes `#trial` (task#2). A task id is matched whole first, so ids
+    holding `#` themselves (API-Bank's `file.jsonl#api0`) are found as they are, and `#trial` is read
+    only off the end of what matches no id."""
     if store.run(run_id) is None:
         raise fail(f"no run {run_id!r} in {shown_url(db)}")
     episodes = store.episodes(run_id)
-    name, _, trial_text = which.partition("#")
-    number = _number(name)
-    if number is not None and not trial_text:
-        found = [e for e in episodes if e.id == number]
-    else:
-        task_set, _, task_id = name.rpartition(":")
-        found = [e for e in episodes if e.task_id == task_id and (not task_set or e.task_set == task_set)]
-        if trial_text:
-            found = [e for e in found if (e.trial or 0) == _number(trial_text)]
+    number = _number(which)
+    found = [e for e in episodes if e.id == number] if number is not None else []
+    if not found:
+        found = [e for e in episodes if which in (e.task_id, f"{e.task_set}:{e.task_id}")]
+    if not found:
+        found = [e for e in episodes
+                 if which in (f"{e.task_id}#{e.trial or 0}", f"{e.task_set}:{e.task_id}#{e.trial or 0}")]
     if not found:
         raise fail(f"run {run_id!r} has no episode {which!r}")
     if len(found) > 1:
@@ -806,6 +840,11 @@ def show(
                   highlight=False, soft_wrap=True)
     if chosen.error:
         console.print(f"[red]failed:[/] {escape(chosen.error)}", highlight=False, soft_wrap=True)
+    if chosen.reason:
+        console.print(f"[yellow]checker:[/] {escape(chosen.reason)}", highlight=False, soft_wrap=True)
+    elif not chosen.success and not chosen.error and json.loads(chosen.diff or "[]") == []:
+        console.print("[yellow]checker:[/] gave no reason (or the episode was stored by an older release)",
+                      highlight=False)
     messages = store.messages(chosen.id)
     if not messages:
         console.print("[yellow]no transcript stored (the episode was stored before transcripts were)[/]")
@@ -845,18 +884,23 @@ def export(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="File to write (default: RUN.jsonl, or "
                                              "RUN.parquet).")] = None,
     db: Annotated[str, typer.Option(help="SQLAlchemy URL of the run store.")] = "sqlite:///toolworlds.db",
+    calls: Annotated[str, typer.Option(help="sent: calls as the model sent them; native: calls sent as text "
+                                            "written as tool_calls with ids, their results as tool messages.")
+                     ] = "sent",
 ) -> None:
     """Write every episode of a run as training data: messages, tools, reward, metadata (failed ones marked)."""
-    from .export import FORMATS, write_export
+    from .export import CALL_FORMS, FORMATS, write_export
 
     if format not in FORMATS:
         raise fail(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")
+    if calls not in CALL_FORMS:
+        raise fail(f"unknown --calls {calls!r}; use one of {', '.join(CALL_FORMS)}")
     store = _open_store(db, existing=True)
     if store.run(run_id) is None:
         raise fail(f"no run {run_id!r} in {shown_url(db)}")
     target = out or Path(f"{run_id}.{'parquet' if format == 'parquet' else 'jsonl'}")
     try:
-        written = write_export(store, run_id, format, target)
+        written = write_export(store, run_id, format, target, calls)
     except (RuntimeError, OSError) as exc:
         raise fail(str(exc)) from None
     finally:

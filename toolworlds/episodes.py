@@ -26,7 +26,7 @@ from sandbox.parsing import Call, render_calls
 from sandbox.world import World
 from scenarios.family import task_hook
 
-from .agents import ChatMessage, Turn, tools_for
+from .agents import ChatMessage, Turn, opening_message, tools_for
 from .users import END, ScriptedUser, UserSimulator
 
 
@@ -78,7 +78,7 @@ def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn:
             episode.finished, episode.stop_reason = True, "user ended"
             return
     elif opening:
-        conversation.extend(ChatMessage(role, content, source="task") for role, content in opening)
+        conversation.extend(opening_message(entry) for entry in opening)
     else:
         conversation.append(ChatMessage("user", task.question, source="task"))
     while True:

@@ -8,7 +8,10 @@ Every episode of a run becomes one record, failed ones included and marked (`met
 `messages` is the conversation as the agent saw it, in OpenAI's chat format: its system
 prompt, the user's (or user simulator's) turns, assistant turns with `tool_calls`, and
 `role: "tool"` results with the `tool_call_id` they answer. Results of calls written as text
-(the bracket protocol) come back as the user messages that protocol uses. The simulator's own
+(the bracket protocol) come back as the user messages that protocol uses; with `calls="native"`
+(`export --calls native`), calls that were sent as text are written as the assistant's `tool_calls`
+(ids `call_<message>_<n>`) and their results as one `tool` message each, so training data teaches
+the native form whichever form the model used. The simulator's own
 system prompt is in `metadata.user_prompt`, not in the conversation. `tools` are OpenAI tool
 schemas. Parquet holds `tools` as JSON text (one column type for every episode's schemas);
 ShareGPT (as LLaMA-Factory reads it) has `conversations` of `from`/`value` turns, `system`,
@@ -28,10 +31,14 @@ from scenarios.jsonlines import JsonTextError, json_value
 from .store import EpisodeRow, MessageRow, RunStore
 
 FORMATS = ("openai-jsonl", "sharegpt", "parquet")
+CALL_FORMS = ("sent", "native")  # calls as the model sent them, or all as native tool_calls
 
 
-def episode_records(store: RunStore, run_id: str) -> Iterator[dict[str, Any]]:
-    """One training record per stored episode of the run, in the order they were stored."""
+def episode_records(store: RunStore, run_id: str, calls: str = "sent") -> Iterator[dict[str, Any]]:
+    """One training record per stored episode of the run, in the order they were stored; `calls`
+    is "sent" (as the model sent them) or "native" (calls sent as text, as `tool_calls`)."""
+    if calls not in CALL_FORMS:
+        raise ValueError(f"unknown calls form {calls!r}; use one of {', '.join(CALL_FORMS)}")
     run = store.run(run_id)
     if run is None:
         raise KeyError(f"no run {run_id!r}")
@@ -39,17 +46,26 @@ def episode_records(store: RunStore, run_id: str) -> Iterator[dict[str, Any]]:
     for episode in store.episodes(run_id):
         messages = store.messages(episode.id) if episode.id is not None else []
         yield {
-            "messages": chat_messages(messages),
+            "messages": chat_messages(messages, native=calls == "native"),
             "tools": json.loads(episode.tools) if episode.tools else [],
             "reward": None if episode.error is not None else (1.0 if episode.success else 0.0),
             "metadata": _metadata(run_id, run.agent, config, episode, messages),
         }
 
 
-def chat_messages(messages: Sequence[MessageRow]) -> list[dict[str, Any]]:
-    """A stored transcript as the OpenAI chat messages the agent saw."""
+def chat_messages(messages: Sequence[MessageRow], native: bool = False) -> list[dict[str, Any]]:
+    """A stored transcript as the OpenAI chat messages the agent saw; with `native`, calls it sent as text
+    as native `tool_calls` answered by `tool` messages (`native_calls`)."""
     chat: list[dict[str, Any]] = []
-    for message in messages:
+    answered: set[int] = set()  # tool messages already written as the answers of text calls
+    for index, message in enumerate(messages):
+        if index in answered:
+            continue
+        if native and (converted := native_calls(messages, index)) is not None:
+            chat.extend(converted)
+            if len(converted) > 1:
+                answered.add(index + 1)
+            continue
         if message.role == "system":
             if message.source == "agent":
                 chat.append({"role": "system", "content": message.content})
@@ -68,6 +84,38 @@ def chat_messages(messages: Sequence[MessageRow]) -> list[dict[str, Any]]:
         else:
             chat.append({"role": message.role, "content": message.content})
     return chat
+
+
+def native_calls(messages: Sequence[MessageRow], index: int) -> list[dict[str, Any]] | None:
+    """The calls of `messages[index]`, sent as text, and the results after it, as native messages: the
+    assistant's `tool_calls` with ids, then one `tool` message per call (none for a reply that was scored
+    alone). None when the message is no such call, or its results cannot be told apart (a message refused
+    whole, or text the world could read only in part, has fewer results than calls): it is then written
+    as it was sent."""
+    message = messages[index]
+    if message.role != "assistant" or not message.tool_calls:
+        return None
+    calls = json.loads(message.tool_calls)
+    if not calls or any(c.get("id") for c in calls):
+        return None
+    ids = [f"call_{message.seq}_{n}" for n in range(len(calls))]
+    uses = [{"id": call_id, "type": "function", "function": {"name": c["name"], "arguments": _text(c["arguments"])}}
+            for call_id, c in zip(ids, calls, strict=True)]
+    result = messages[index + 1] if index + 1 < len(messages) else None
+    if result is None or result.role != "tool":  # a reply scored alone (single-reply tasks): nothing ran
+        return [{"role": "assistant", "content": "", "tool_calls": uses}]
+    if result.tool_call_id is not None:
+        return None
+    try:
+        observations = json_value(result.content)
+    except JsonTextError:
+        return None
+    if not isinstance(observations, list) or len(observations) != len(calls):
+        return None
+    answers = [{"role": "tool", "tool_call_id": call_id,
+                "content": seen if isinstance(seen, str) else json.dumps(seen, ensure_ascii=False, default=str)}
+               for call_id, seen in zip(ids, observations, strict=True)]
+    return [{"role": "assistant", "content": "", "tool_calls": uses}, *answers]
 
 
 def _text(arguments: Any) -> str:
@@ -119,11 +167,12 @@ def _arguments(text: str) -> Any:
         return text  # as the model wrote it: training data keeps even a broken call
 
 
-def write_export(store: RunStore, run_id: str, fmt: str, path: Path) -> int:
-    """Write the run's episodes to `path` in `fmt`; returns how many were written."""
+def write_export(store: RunStore, run_id: str, fmt: str, path: Path, calls: str = "sent") -> int:
+    """Write the run's episodes to `path` in `fmt`, calls in the form `calls` names; returns how many were
+    written."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    records = list(episode_records(store, run_id))
+    records = list(episode_records(store, run_id, calls))
     if fmt == "parquet":
         try:
             import pyarrow as pa

@@ -55,8 +55,10 @@ class AgentSpec:
 
     `kind` is oracle, noisy, llm, or `package.module:Factory` for an agent of the user's own:
     the factory is called with the task and returns an object with `act(conversation, tools)`.
-    `protocol` forces the LLM agent's protocol ("native" or "bracket"); empty means each task's
-    own (native unless the task says otherwise). The user simulator's model and endpoint
+    `protocol` forces the protocol ("native" or "bracket"); empty means each task's own (native
+    unless the task says otherwise) for an LLM agent, text for the oracle and noisy agents, which
+    send native `tool_calls` when it is "native". A task with a form of its own per protocol (task
+    hook `for_protocol`) runs in the forced protocol's form. The user simulator's model and endpoint
     default to the agent's.
     """
 
@@ -92,9 +94,9 @@ class AgentSpec:
         """The agent for `task`; an LLM agent holds `gate` around each request and takes its SDK client
         from the worker's `clients` when given."""
         if self.kind == "oracle":
-            return OracleAgent(task)
+            return OracleAgent(task, protocol=self.protocol or "bracket")
         if self.kind == "noisy":
-            return NoisyAgent(task, noise=self.noise, seed=self.seed, trial=trial)
+            return NoisyAgent(task, noise=self.noise, seed=self.seed, trial=trial, protocol=self.protocol or "bracket")
         if self.kind == "llm":
             from .llm import ChatClient, LLMAgent
 
@@ -289,6 +291,7 @@ def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact", *,
 
 def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: Callable[[], World] | None,
                    gate: Gate | None, trial: int, clients: SdkClients | None) -> Outcome:
+    task = task_for_protocol(task, spec.protocol)
     offered = openai_tools(task.functions)
     tools = _stored_json(offered)  # stored as given: written before the agent holds them
     agent = spec.build(task, gate, trial, clients)
@@ -320,14 +323,22 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: 
 
 def score_columns(task_set: str, task: Any, world: World, process: Sequence[str], score: TaskScore,
                   checker: Checker = "compat") -> dict[str, Any]:
-    """The stored columns a score fills: its verdicts and diff, the task's result record, and which
+    """The stored columns a score fills: its verdicts, diff and reason, the task's result record, and which
     scorer judged them (`evaluators.versions`). One writer for a run's episodes and `toolworlds rescore`'s,
     so a rescore that changes nothing stores the same values. The task data's hash (`scenarios.taskhash`)
     is added where the episode is stored: once per task, not per trial, and off the workers' episode time
     (it was a sixth of an oracle ACEBench episode)."""
     return {"success": score.success, "state_fraction": score.state_fraction, "process": score.process,
-            "diff": _stored_json(score.diff.to_dict()), "result_record": _result_record(task, world, list(process)),
+            "diff": _stored_json(score.diff.to_dict()), "reason": _stored_text(score.reason) if score.reason else None,
+            "result_record": _result_record(task, world, list(process)),
             "scorer_version": scorer_version(task_set.split("/", 1)[0], checker)}
+
+
+def task_for_protocol(task: Any, protocol: str) -> Any:
+    """The task in the form `protocol` asks for, when it has forms of its own (task hook `for_protocol`:
+    API-Bank's samples carry their history as tool calls in the native protocol); else the task itself."""
+    adapt = task_hook(task, "for_protocol")
+    return adapt(protocol) if protocol and adapt is not None else task
 
 
 def _result_record(task: Any, world: Any, process: list[str]) -> str | None:

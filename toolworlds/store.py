@@ -69,11 +69,14 @@ class EpisodeRow(SQLModel, table=True):
     # Which of the run's repeated trials of the task this is (0 for the first; NULL in older databases,
     # whose unique key has no trial: such a database holds one trial per task).
     trial: int | None = 0
-    # Which scorer gave the verdicts (`evaluators.versions`, e.g. "acebench/1 compat") and the hash of the
+    # Which scorer gave the verdicts (`evaluators.versions`, e.g. "acebench/2 compat") and the hash of the
     # task data they were given (`scenarios.taskhash`); NULL in older databases and for episodes that
     # could not be run or scored at all.
     scorer_version: str | None = None
     task_hash: str | None = None
+    # Why the family's checker judged as it did when that is not a plain pass, in its words (None: solved, or
+    # the end state's differences say it all, or stored by an older release).
+    reason: str | None = None
 
 
 class CallRow(SQLModel, table=True):

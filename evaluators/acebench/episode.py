@@ -18,11 +18,13 @@ from typing import Any
 from sandbox import World
 from sandbox.comparison import Mode as StateMode
 from sandbox.diffing import diff_states
+from scenarios.acebench.items import item_reply
 from scenarios.family import task_hook
 
 from ..task_score import TaskScore, score_task
 from ..versions import Checker
 from .items import check_item
+from .verdicts import Verdict
 
 
 def score_episode(task: Any, world: World, process: Sequence[str], mode: StateMode, *,
@@ -30,10 +32,24 @@ def score_episode(task: Any, world: World, process: Sequence[str], mode: StateMo
     """The family's per-episode score (found by `evaluators.task_score.episode_scorer`)."""
     if not task_hook(task, "single_reply", False):
         return score_task(task, world, process, mode, checker=checker)
-    reply = process[0] if process else ""
+    reply = item_reply(list(process))
     compat = check_item(task.category, task.functions, reply, task.ground_truth, "compat")
     strict = check_item(task.category, task.functions, reply, task.ground_truth, "strict")
     expected = task.paths[0][0] if task.paths and task.paths[0] else ""
     verdict = strict if checker == "strict" else compat
     diff = diff_states({"reply": expected}, {"reply": expected if verdict.valid else reply})
-    return TaskScore(verdict.valid, 1.0 if strict.valid else 0.0, 1.0 if verdict.valid else 0.0, diff)
+    return TaskScore(verdict.valid, 1.0 if strict.valid else 0.0, 1.0 if verdict.valid else 0.0, diff,
+                     reason=verdict_reason(compat, strict))
+
+
+def verdict_reason(compat: Verdict, strict: Verdict) -> str:
+    """Both modes' verdicts in words when either is a miss: a compat miss on a reply strict accepts (the
+    reference's checker refusing a right answer) shows no difference from the possible answer, so the
+    checker's own words are all that says why."""
+    if compat.valid and strict.valid:
+        return ""
+    said = []
+    for mode, verdict in (("compat", compat), ("strict", strict)):
+        words = "passes" if verdict.valid else ": ".join(filter(None, (verdict.error_type, verdict.detail)))
+        said.append(f"{mode}: {words or 'fails'}")
+    return "; ".join(said)

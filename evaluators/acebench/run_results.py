@@ -4,7 +4,8 @@ result files, scored in compat and strict mode, and the paper's table.
 The files are the reference's own format (`data_<category>_result.json`, one
 `{"id", "result"}` per line, agent lines with `"process"`), so `toolworlds score acebench`
 and the reference's evaluator read them. Only the items the run answered are scored: a
-run over a sample reports the sample's accuracy, a full run the benchmark's.
+run over a sample reports the sample's accuracy, a full run the benchmark's. Groups the run did
+not touch are "-" (never 0) and each overall names the groups it is over (`summary.sample_summary`).
 """
 
 from __future__ import annotations
@@ -49,4 +50,4 @@ def score_run(run: RunRecords) -> list[ScoreTable]:
     modes: tuple[Mode, ...] = ("compat", "strict")
     by_mode: dict[str, dict[str, CategoryScore]] = {
         mode: score_directory(data, run.folder, mode, only_given=True) for mode in modes}
-    return [paper_table(by_mode, run.lang), *(category_table(by_mode[m], m, run.lang) for m in modes)]
+    return [paper_table(by_mode, run.lang), *(category_table(by_mode[m], m, run.lang, sample=True) for m in modes)]

@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from scenarios.acebench.family import FAMILY
 
@@ -79,9 +80,36 @@ def summarize(scores: Mapping[str, float], mode: Mode = "compat",
     return summary
 
 
+def sample_summary(scores: Mapping[str, float], mode: Mode = "compat",
+                   totals: Mapping[str, int] | None = None) -> dict[str, float]:
+    """Group means and the overall score of a run over a sample of the benchmark: a group averages the
+    categories that were scored and a group with none is left out (never counted as 0), and the overall is
+    over the groups scored (`overall_groups`). compat weighs those groups with the reference's constants,
+    scaled to sum to 1; strict as `summarize` does. Over every category this is `summarize` itself."""
+    if mode == "strict":
+        return summarize(scores, "strict", totals)
+    summary = {group: _mean([scores[name] for name in names if name in scores]) for group, names in GROUPS.items()
+               if any(name in scores for name in names)}
+    weights = {group: weight for group, weight in WEIGHTS if group in summary}
+    if weights:
+        summary["overall"] = round(sum(summary[g] * w for g, w in weights.items()) / sum(weights.values()), 3)
+    return summary
+
+
+def overall_groups(summary: Mapping[str, float]) -> str:
+    """Which of the weighted groups an overall score is computed over, as a table shows it."""
+    scored = [group for group, _ in WEIGHTS if group in summary]
+    return "all groups" if len(scored) == len(WEIGHTS) else " + ".join(scored) or "-"
+
+
 def missing_categories(scores: Mapping[str, float]) -> list[str]:
     """The categories of the benchmark with no score."""
     return [name for name in NORMAL_CATEGORIES + SPECIAL_CATEGORIES + AGENT_CATEGORIES if name not in scores]
+
+
+def _named(names: list[str]) -> str:
+    """Categories as a table cell: every name when they are few, else how many and the first two."""
+    return ", ".join(names) if len(names) <= 3 else f"{len(names)} categories: {', '.join(names[:2])}, ..."
 
 
 def _mean(values: list[float]) -> float:
@@ -111,23 +139,33 @@ def score_results(request: ResultsRequest) -> ScoreTable:
     return category_table(scores, mode, request.lang)
 
 
-def category_table(scores: Mapping[str, CategoryScore], mode: Mode, lang: str) -> ScoreTable:
-    """The per-category accuracies, the group means and the overall score, as printed."""
+def category_table(scores: Mapping[str, CategoryScore], mode: Mode, lang: str, sample: bool = False
+                   ) -> ScoreTable:
+    """The per-category accuracies, the group means and the overall score, as printed. `sample`: the
+    scores of a run over a sample, summarized over what was scored (`sample_summary`), the categories not
+    run named; else as the reference summarizes a folder of result files (`summarize`)."""
     accuracies = {name: s.accuracy for name, s in scores.items()}
-    summary = summarize(accuracies, mode, {name: s.total for name, s in scores.items()})
+    totals = {name: s.total for name, s in scores.items()}
+    summary = sample_summary(accuracies, mode, totals) if sample else summarize(accuracies, mode, totals)
     missing = missing_categories(accuracies)
     categories = tuple(
         (name, f"{s.accuracy:.3f}" + (f" (process {s.process:.3f})" if s.process is not None else "")
          + (f" ({len(s.unscorable)} unscorable)" if s.unscorable else ""), str(s.total))
         for name, s in scores.items()
     )
-    groups = tuple((group, f"{summary[group]:.3f}", "") for group in SUMMARY_GROUPS if group in summary)
-    if mode == "strict" and missing:
+    over = f"over {overall_groups(summary)}" if sample else ""
+    groups = tuple((group, f"{summary[group]:.3f}", over if group == "overall" else "")
+                   for group in SUMMARY_GROUPS if group in summary)
+    if sample and missing:
+        groups += (("not run", _named(missing), ""),)
+    elif mode == "strict" and missing:
         groups += (("not scored", ", ".join(missing), ""),)
-    payload = {"mode": mode, "summary": summary, "missing": missing,
-               "categories": {name: {"accuracy": s.accuracy, "total": s.total, "process": s.process,
-                                     "process_unscorable": s.unscorable, "items": s.items}
-                              for name, s in scores.items()}}
+    payload: dict[str, Any] = {"mode": mode, "summary": summary, "missing": missing,
+                               "categories": {name: {"accuracy": s.accuracy, "total": s.total, "process": s.process,
+                                                     "process_unscorable": s.unscorable, "items": s.items}
+                                              for name, s in scores.items()}}
+    if sample:
+        payload["overall_over"] = overall_groups(summary)
     return ScoreTable(f"ACEBench ({lang}, {mode})", ("category", "accuracy", "items"),
                       (categories, groups), payload, frozenset({"normal", "special", "agent", "overall"}))
 
@@ -139,16 +177,17 @@ PAPER_COLUMNS = (("Atom", "atom"), ("Single-Turn", "single_turn"), ("Multi-Turn"
 
 
 def paper_table(by_mode: Mapping[str, Mapping[str, CategoryScore]], lang: str) -> ScoreTable:
-    """The paper's table, one row per mode; a cell with nothing scored shows "-" in strict
-    mode (compat counts it as 0, as the reference does)."""
+    """The paper's table of a run, one row per mode, over what the run scored (`sample_summary`): a
+    category or group with nothing scored shows "-" in both modes, never 0, and the last column says
+    which groups Overall is computed over."""
     rows = []
     for mode, scores in by_mode.items():
         accuracies = {name: s.accuracy for name, s in scores.items()}
-        values = {**accuracies, **summarize(accuracies, "strict" if mode == "strict" else "compat",
-                                            {name: s.total for name, s in scores.items()})}
-        rows.append((mode, *(f"{values[key]:.3f}" if key in values else ("0.000" if mode == "compat" else "-")
-                             for _, key in PAPER_COLUMNS)))
-    payload = {mode: dict(zip([c for c, _ in PAPER_COLUMNS], row[1:], strict=True)) for mode, row in
-               zip(by_mode, rows, strict=True)}
-    return ScoreTable(f"ACEBench ({lang}): the paper's table", ("mode", *(c for c, _ in PAPER_COLUMNS)),
-                      (tuple(rows),), payload)
+        summary = sample_summary(accuracies, "strict" if mode == "strict" else "compat",
+                                 {name: s.total for name, s in scores.items()})
+        values = {**accuracies, **summary}
+        rows.append((mode, *(f"{values[key]:.3f}" if key in values else "-" for _, key in PAPER_COLUMNS),
+                     overall_groups(summary)))
+    columns = (*(c for c, _ in PAPER_COLUMNS), "Overall over")
+    payload = {mode: dict(zip(columns, row[1:], strict=True)) for mode, row in zip(by_mode, rows, strict=True)}
+    return ScoreTable(f"ACEBench ({lang}): the paper's table", ("mode", *columns), (tuple(rows),), payload)

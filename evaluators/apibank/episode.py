@@ -37,13 +37,14 @@ def score_episode(task: Any, world: World, process: Sequence[str], mode: Mode) -
     reply = process[0] if process else ""
     expected = task.paths[0][0]
     if task.gold_call is not None:
-        correct, _ = judge_call(world, task.gold_call, reply)
+        correct, why = judge_call(world, task.gold_call, reply)
         value = 1.0 if correct else 0.0
     else:
         value = rouge_l(task.gold_reply, reply)
         correct = value >= 1.0
+        why = "" if correct else f"ROUGE-L F1 {value:.3f} against the recorded reply (1.0 is an exact match)"
     diff = diff_states({"reply": expected}, {"reply": expected if correct else reply})
-    return TaskScore(correct, value, value, diff)
+    return TaskScore(correct, value, value, diff, reason=why)
 
 
 def score_scene(task: Level3Task, world: World) -> TaskScore:
@@ -51,4 +52,6 @@ def score_scene(task: Level3Task, world: World) -> TaskScore:
                                         for record in world.log))
     comparison = compare_states(task.ground_truth, task.end_state(world), mode="exact")
     share = sum(made) / len(made) if made else 1.0
-    return TaskScore(all(made), comparison.fraction, share, comparison.diff)
+    missing = [call.api_name for call, done in zip(task.calls, made, strict=True) if not done]
+    why = f"gold calls not made: {', '.join(missing)}" if missing else ""
+    return TaskScore(all(made), comparison.fraction, share, comparison.diff, reason=why)

@@ -16,6 +16,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from sandbox import World
+from sandbox.errors import ParseError
+from sandbox.parsing import parse_message, render_calls
 
 from ..family import TaskLoad
 from ..jsonlines import shown_value
@@ -61,8 +63,21 @@ class AceItem(BaseModel):
         return None
 
     def result_record(self, world: World, process: list[str]) -> dict[str, Any]:
-        """The item's line of an ACEBench result file: the reply, verbatim."""
-        return {"id": self.id, "result": process[0] if process else ""}
+        """The item's line of an ACEBench result file: the reply, verbatim (native calls as bracket calls)."""
+        return {"id": self.id, "result": item_reply(process)}
+
+
+def item_reply(process: list[str]) -> str:
+    """An item's reply as its result file holds it: the text the model wrote, or, for native `tool_calls`
+    (the JSON message a run keeps of them, `sandbox.chat.uses_json`), the bracket calls they make, as
+    ACEBench's handlers of function-calling models write them."""
+    reply = process[0] if process else ""
+    if not reply.startswith('{"tool_calls": '):
+        return reply
+    try:
+        return render_calls(parse_message(reply).calls)
+    except ParseError:
+        return reply
 
 
 def read_items(data: Path, lang: str, categories: tuple[str, ...]) -> TaskLoad:

@@ -10,12 +10,19 @@ reference's simulator prompt: tools are found with ToolSearcher, parameters the 
 not know are asked of the user, one request per reply. The conversation so far is the
 reference's chat: User and AI turns as user and assistant messages, each API row a system
 message `[Name(k='v', ...)] Response: <output>`, the output written as Python prints it.
+
+Those are the compat prompts, kept as the reference wrote them. In the native protocol (a model
+given tools and answering with `tool_calls`), the same content goes the way chat APIs carry it: the
+APIs as tools (`api_functions`), each API row of the history as the AI's tool call and a `tool`
+message with its output as JSON (`native_history`), and the one system message first; chat
+templates of the Qwen family refuse a system message after the first (DAMO-ConvAI PR #229).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from .base import CATALOG
@@ -74,6 +81,79 @@ What you know, to give the assistant when it asks for it (do not recite it all a
 Reply as the user, in one or two sentences. When the assistant has done everything you came for, reply exactly 'finish conversation'."""
 
 LEVEL3_OPENER = "Hello! What can I do for you today?"
+
+
+NATIVE_CALL_PROMPT = """Read the conversation history 1..t, and make the API request the AI makes at step t+1 as a tool call: the API's real name, its real parameter names and their values. Make the call and write nothing else.
+This year is 2023."""
+
+NATIVE_SEARCH_PROMPT = """Read the conversation history 1..t, and make the API request the AI makes at step t+1 as a tool call: the API's real name, its real parameter names and their values. Make the call and write nothing else.
+Besides the APIs the history has found, you have the API search engine, ToolSearcher: to find an API, call it with keywords describing what you need.
+This year is 2023."""
+
+NATIVE_RESPONSE_PROMPT = """Read the conversation history 1..t, and write what the AI says next, after the API call at step t. Write the reply only.
+This year is 2023."""
+
+# The catalog's parameter types as JSON Schema.
+_JSON_TYPES = MappingProxyType({"str": "string", "int": "integer", "float": "number", "bool": "boolean",
+                                "list": "array", "list(str)": "array", "dict": "object"})
+
+
+def api_function(name: str) -> dict[str, Any]:
+    """One API as a tool: its name, description and input parameters as JSON Schema (the catalog
+    marks none as required, so none is)."""
+    entry = CATALOG[(name, 1)]
+    properties: dict[str, Any] = {}
+    for key, info in entry.input_parameters.items():
+        schema: dict[str, Any] = {"type": _JSON_TYPES.get(info.get("type", "str"), "string")}
+        if info.get("type") == "list(str)":
+            schema["items"] = {"type": "string"}
+        if info.get("description"):
+            schema["description"] = info["description"]
+        properties[key] = schema
+    return {"name": entry.name, "description": entry.description,
+            "parameters": {"type": "object", "properties": properties}}
+
+
+def api_functions(names: Iterable[str]) -> list[dict[str, Any]]:
+    return [api_function(name) for name in dict.fromkeys(names) if (name, 1) in CATALOG]
+
+
+def found_apis(turns: Iterable[DialogueTurn]) -> list[str]:
+    """The APIs ToolSearcher's answers in the history named, in order (level 2: what the model has found)."""
+    names: list[str] = []
+    for turn in turns:
+        if turn.call is None or turn.call.api_name != "ToolSearcher":
+            continue
+        output = (turn.call.result or {}).get("output")
+        for found in output if isinstance(output, list) else [output]:
+            if isinstance(found, dict) and isinstance(found.get("name"), str):
+                names.append(found["name"])
+    return names
+
+
+def native_history(turns: Iterable[DialogueTurn]) -> tuple[dict[str, Any], ...]:
+    """The dialogue so far as chat messages of the native protocol: User and AI turns as user and assistant
+    messages, each API row as a tool call of the AI (joined to the AI's words just before it) answered by a
+    `tool` message holding the output (text as it is, anything else as JSON, as a run answers a call). Call ids are the row's place among the calls (`call_0`, ...)."""
+    messages: list[dict[str, Any]] = []
+    calls = 0
+    for turn in turns:
+        if turn.call is None:
+            messages.append({"role": "user" if turn.role == "User" else "assistant", "content": turn.text})
+            continue
+        call_id = f"call_{calls}"
+        calls += 1
+        use = {"id": call_id, "type": "function", "function": {
+            "name": turn.call.api_name, "arguments": json.dumps(turn.call.param_dict, ensure_ascii=False, default=str)}}
+        last = messages[-1] if messages else None
+        if last is not None and last["role"] == "assistant" and "tool_calls" not in last:
+            last["tool_calls"] = [use]
+        else:
+            messages.append({"role": "assistant", "content": "", "tool_calls": [use]})
+        output: Any = (turn.call.result or {}).get("output")
+        messages.append({"role": "tool", "tool_call_id": call_id, "content": output if isinstance(output, str)
+                         else json.dumps(output, ensure_ascii=False, default=str)})
+    return tuple(messages)
 
 
 def api_description(name: str) -> str:

@@ -5,7 +5,9 @@ model writes the AI's request) or before an AI turn (a response sample: the mode
 the AI's reply). The model sees what the reference's evaluator shows it (`prompts.py`):
 the system prompt with the API descriptions, then the dialogue so far as a chat (task hook
 `opening_messages`). Its first reply, verbatim, is the result (`single_reply`,
-`protocol="bracket"`).
+`protocol="bracket"`). Asked for the native protocol (task hook `for_protocol`), a sample becomes
+its native form: the APIs as tools, the history's API rows as tool calls and tool messages, one
+system message (`prompts.native_history`); the bracket form stays the reference's.
 
 A call is judged in the world the dialogue's gold calls before it left behind (ForgotPassword's
 second step needs its first). That world is the recording-era world of the data folder
@@ -15,7 +17,7 @@ episode, then the gold prefix is replayed in the fork.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,17 @@ from sandbox.parsing import Call, render_calls
 
 from .bases import WorldBase
 from .dialogues import ApiCall, Dialogue, DialogueTurn
-from .prompts import call_prompt, history_messages, response_prompt
+from .prompts import (
+    NATIVE_CALL_PROMPT,
+    NATIVE_RESPONSE_PROMPT,
+    NATIVE_SEARCH_PROMPT,
+    api_functions,
+    call_prompt,
+    found_apis,
+    history_messages,
+    native_history,
+    response_prompt,
+)
 from .replay import recorded_dialogues, recording_world, replay_calls
 
 KINDS = ("api", "response")
@@ -50,9 +62,17 @@ class ApiBankSample:
     gold_reply: str  # response samples
     after_call: bool  # a response sample that directly follows an API row (the reference's set)
     base: WorldBase
+    native: bool = False  # the native protocol's form (`for_protocol`)
 
     single_reply = True
-    protocol = "bracket"
+
+    @property
+    def protocol(self) -> str:
+        return "native" if self.native else "bracket"
+
+    def for_protocol(self, protocol: str) -> ApiBankSample:
+        """This sample as `protocol` ("native" or "bracket") presents it (task hook)."""
+        return self if (protocol == "native") == self.native else replace(self, native=protocol == "native")
 
     @property
     def id(self) -> str:
@@ -64,12 +84,17 @@ class ApiBankSample:
 
     @property
     def system_prompt(self) -> str:
+        if self.native:
+            if self.kind != "api":
+                return NATIVE_RESPONSE_PROMPT
+            return NATIVE_SEARCH_PROMPT if self.level == 2 else NATIVE_CALL_PROMPT
         return call_prompt(self.level, self.apis) if self.kind == "api" else response_prompt(self.apis)
 
     @property
-    def opening_messages(self) -> tuple[tuple[str, str], ...]:
-        """The dialogue so far, as the reference sends it (task hook: the episode opens with these)."""
-        return history_messages(self.history)
+    def opening_messages(self) -> tuple[Any, ...]:
+        """The dialogue so far (task hook: the episode opens with these): as the reference sends it, (role,
+        content) pairs with API rows as system messages; natively, chat messages with tool calls."""
+        return native_history(self.history) if self.native else history_messages(self.history)
 
     @property
     def question(self) -> str:
@@ -78,7 +103,13 @@ class ApiBankSample:
 
     @property
     def functions(self) -> list[dict[str, Any]]:
-        return [{"name": name} for name in self.apis]
+        """The APIs, by name (the reference's prompts describe them in text); natively, as tools: a level-2
+        call sample has ToolSearcher and what its answers in the history found, as the reference shows it."""
+        if not self.native:
+            return [{"name": name} for name in self.apis]
+        if self.level == 2 and self.kind == "api":
+            return api_functions(["ToolSearcher", *found_apis(self.history)])
+        return api_functions(self.apis)
 
     @property
     def paths(self) -> list[list[str]]:
