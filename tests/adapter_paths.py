@@ -8,6 +8,10 @@ task scores (`run_episode` with the oracle agent).
 from __future__ import annotations
 
 import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -66,3 +70,29 @@ def wrong_messages(task: Task) -> list[dict[str, Any]]:
     if single_reply(task):
         return [{"role": "assistant", "content": "[no_such_tool(value=1)]"}]
     return [{"role": "assistant", "content": "Done."}]
+
+
+def as_texts(messages: list[dict[str, Any]], task: Task) -> list[str]:
+    """A path as the text replies of a model offered no tools: each gold message's calls written in
+    the bracket syntax (the task's own milestone text), answers as they are."""
+    calls = iter(task.paths[0])
+    return [next(calls) if message.get("tool_calls") else str(message.get("content") or "") for message in messages]
+
+
+@contextmanager
+def served(app: Any) -> Iterator[str]:
+    """An ASGI app served by uvicorn on a free loopback port, for the block: its base URL."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)

@@ -6,8 +6,6 @@ Runs where openenv-core is installed (`.ci/run` installs it in the adapters' own
 from __future__ import annotations
 
 import asyncio
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,35 +16,29 @@ uvicorn = pytest.importorskip("uvicorn")
 
 from openenv.core import GenericEnvClient  # noqa: E402
 
-from tests.adapter_paths import ACEBENCH, BANKING, acebench_or_skip, gold_messages, wrong_messages  # noqa: E402
+from tests.adapter_paths import (  # noqa: E402
+    ACEBENCH,
+    BANKING,
+    acebench_or_skip,
+    gold_messages,
+    served,
+    wrong_messages,
+)
 from toolworlds.openenv import ToolworldsAction, ToolworldsClient, create_app  # noqa: E402
 from toolworlds.prebuilt import TaskWorlds  # noqa: E402
 
 
-def serve(app: Any) -> Iterator[str]:
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-
-
 @pytest.fixture(scope="module")
 def banking_url() -> Iterator[str]:
-    yield from serve(create_app("banking", list(BANKING)))
+    with served(create_app("banking", list(BANKING))) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def acebench_url() -> Iterator[str]:
     acebench_or_skip()
-    yield from serve(create_app("acebench", list(ACEBENCH)))
+    with served(create_app("acebench", list(ACEBENCH))) as url:
+        yield url
 
 
 async def play(url: str, task_id: str, messages: list[dict[str, Any]]) -> tuple[Any, list[Any]]:

@@ -62,10 +62,7 @@ class EpisodeSession:
     @property
     def system_prompt(self) -> str:
         """The task's own system prompt (ACEBench's), else the one its protocol's runs use."""
-        prompt = task_hook(self.task, "system_prompt")
-        if isinstance(prompt, str) and prompt:
-            return prompt
-        return AGENT_PROMPT if task_protocol(self.task) == "native" else bracket_prompt(self.task.functions)
+        return system_prompt(self.task)
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -139,6 +136,18 @@ class EpisodeSession:
         new = self.episode.messages[self._seen:]
         self._seen = len(self.episode.messages)
         return [_chat(message) for message in new if message.source != "agent"]
+
+
+def system_prompt(task: Task, *, written: bool = False) -> str:
+    """The task's own system prompt (ACEBench's), else the one a run of its protocol uses; `written`
+    for a harness that offers the model no tools, whose calls must then be written as text: the
+    bracket protocol's prompt, which lists the tools."""
+    prompt = task_hook(task, "system_prompt")
+    if isinstance(prompt, str) and prompt:
+        return prompt
+    if written or task_protocol(task) != "native":
+        return bracket_prompt(task.functions)
+    return AGENT_PROMPT
 
 
 def _chat(message: ChatMessage) -> dict[str, Any]:
