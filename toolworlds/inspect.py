@@ -90,7 +90,9 @@ def family_task(family: str, tasks: str | list[str] | None = None, lang: str = "
     def world_score() -> Scorer:
         """The runner's score of the sample's world as the episode left it."""
         async def score(state: TaskState, target: Target) -> Score:
-            session = sessions.pop(state.uuid)
+            session = sessions.pop(state.uuid, None)
+            if session is None:
+                raise RuntimeError(f"sample {state.sample_id} has no world to score: the task's setup did not run")
             parts = session.score()
             value = {"reward": parts["reward"]}
             if parts["process"] is not None:
