@@ -84,3 +84,24 @@ def test_unreadable_messages_are_answers_never_errors(message: dict) -> None:
     session.send(message)
     assert session.over and session.stop_reason == "agent answered"
     assert session.score()["reward"] == 0.0
+
+
+class BrokenUser:
+    def __init__(self, task: object) -> None:
+        self.replies = 0
+
+    def respond(self, conversation: object) -> str:
+        if self.replies:
+            raise ConnectionError("the user's endpoint went away")
+        self.replies += 1
+        return "Please pay my rent."
+
+
+def test_a_user_simulator_that_raises_ends_the_episode_failed_never_the_harness() -> None:
+    worlds = TaskWorlds("banking", ["banking_multi_turn_0"])
+    session = EpisodeSession(worlds, "banking_multi_turn_0", user=BrokenUser)
+    assert session.opening()[1]["content"] == "Please pay my rent."
+    assert session.send("What is your customer id?") == []
+    assert session.over and session.stop_reason == "user failed"
+    assert session.episode.error == "user: ConnectionError: the user's endpoint went away"
+    assert session.score()["reward"] == 0.0

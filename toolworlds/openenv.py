@@ -106,7 +106,7 @@ class ToolworldsEnvironment(Environment[ToolworldsAction, ToolworldsObservation,
         session = self._session
         assert session is not None
         info: dict[str, Any] = {"steps": session.episode.steps, "stop_reason": session.stop_reason,
-                                "call_errors": failed}
+                                "call_errors": failed, "error": session.episode.error}
         reward = 0.0
         if session.over:
             info["score"] = session.score()

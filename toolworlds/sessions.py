@@ -18,6 +18,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from sandbox.bounds import exception_line
 from sandbox.chat import field_of, openai_uses
 from scenarios.family import Task, task_hook
 
@@ -125,11 +126,26 @@ class EpisodeSession:
             self._request = self._steps.send(answer)
         except StopIteration:
             self._request = None
+        except Exception as exc:  # an answer the conversation could not use: the episode fails, as a run's would
+            self._fail("episode", exc)
 
     def _users_turn(self) -> None:
-        """Let the user simulator speak while it is its turn (multi-turn tasks)."""
+        """Let the user simulator speak while it is its turn (multi-turn tasks); a user simulator that
+        raises ends the episode, failed, with the reason in `episode.error` (as `run_episode` does)."""
         while self._request is not None and self._request[0] == "user":
-            self._steps_send(self._user.respond(self._request[1]))
+            try:
+                reply = self._user.respond(self._request[1])
+            except Exception as exc:
+                self._fail("user", exc)
+                return
+            self._steps_send(reply)
+
+    def _fail(self, who: str, exc: Exception) -> None:
+        self._request = None
+        self._steps.close()
+        self.episode.finished = False
+        self.episode.stop_reason = f"{who} failed"
+        self.episode.error = f"{who}: {exception_line(exc)}"
 
     def _new_messages(self) -> list[dict[str, Any]]:
         """The conversation's messages since last asked, but the model's own, in chat shape."""
