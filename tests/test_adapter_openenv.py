@@ -21,6 +21,7 @@ from tests.adapter_paths import (  # noqa: E402
     BANKING,
     acebench_or_skip,
     gold_messages,
+    replay_score,
     served,
     wrong_messages,
 )
@@ -131,3 +132,17 @@ def test_serving_an_unknown_family_or_task_is_an_error_not_a_traceback(capsys: p
             main(argv)
         assert exited.value.code == 2
         assert capsys.readouterr().err.startswith("error: ")
+
+
+@pytest.mark.parametrize("family", ["banking", "acebench"])
+def test_gold_paths_score_their_in_process_replay_over_openenv(family: str) -> None:
+    """Every banking task; every ACEBench agent task and every 25th item."""
+    if family == "acebench":
+        acebench_or_skip()
+    worlds = TaskWorlds(family)
+    chosen = [t for t in worlds.tasks if t.startswith("agent_")] + [t for t in worlds.tasks if not t.startswith(
+        "agent_")][::25] if family == "acebench" else list(worlds.tasks)
+    with served(create_app(family, chosen)) as url:
+        for task_id in chosen:
+            _, steps = asyncio.run(play(url, task_id, gold_messages(worlds.task(task_id))))
+            assert steps[-1].done and steps[-1].reward == replay_score(worlds, task_id), task_id
