@@ -54,7 +54,9 @@ def evaluate(task: Any, messages: list[dict[str, Any]], tmp_path: Path, **option
     assert logs[0].status == "success", logs[0].error
     sample = logs[0].samples[0]
     score = sample.scores["world_score"]
-    return {"value": score.value, "metadata": score.metadata, "messages": sample.messages}
+    tools = [event.tools for event in sample.events if event.event == "model"]
+    return {"value": score.value, "metadata": score.metadata, "messages": sample.messages,
+            "tools": tools[0] if tools else None}
 
 
 @pytest.mark.parametrize(("family", "task_id"), [*(("banking", t) for t in BANKING),
@@ -126,3 +128,17 @@ def test_task_sets_are_chosen_with_task_arguments() -> None:
     assert {s.metadata["category"] for s in multi_turn.dataset} == {"multi_turn"}
     with pytest.raises(LookupError, match="no task"):
         tw_inspect.banking(tasks="no_such_task")
+
+
+def test_tools_follow_the_tasks_protocol(tmp_path: Path) -> None:
+    """Banking's samples get the tools as schemas; an ACEBench item's prompt lists them instead, as
+    its runs do, and its gold reply written as text scores 1.0."""
+    acebench_or_skip()
+    banking_task = TaskWorlds("banking", ["banking_multi_step_4"]).task("banking_multi_step_4")
+    banking = evaluate(tw_inspect.banking(tasks="banking_multi_step_4"), gold_messages(banking_task), tmp_path)
+    assert banking["tools"]
+    item = "normal_single_turn_parallel_function_0"
+    ace_task = TaskWorlds("acebench", [item]).task(item)
+    ace = evaluate(tw_inspect.acebench(tasks=item), gold_messages(ace_task), tmp_path)
+    assert ace["tools"] == [] and ace["value"]["reward"] == 1.0
+    assert all(f["name"] in ace["messages"][0].text for f in ace_task.functions)

@@ -6,7 +6,8 @@ under inspect_ai's entry point, so `inspect eval` finds `toolworlds/acebench`,
 `-T tasks=ID,ID`, `-T categories=...`, `-T limit=N` and `-T data=PATH` choose the task set.
 
 Each sample is one task. Its setup forks the task's prebuilt world for that sample alone and
-binds the task's tools to it (any inspect agent that uses `state.tools` acts on that world);
+binds the task's tools to it (any inspect agent that uses `state.tools` acts on that world), for
+tasks of the native protocol; ACEBench's tasks list their tools in the prompt, as its runs do;
 the default solver then plays the episode as `toolworlds run` does: each model message goes to
 the world whole (its tool calls in order, or calls written as text in the bracket protocol of
 ACEBench's prompts), and on multi-turn tasks the scripted user answers the model's words. The
@@ -69,7 +70,8 @@ def family_task(family: str, tasks: str | list[str] | None = None, lang: str = "
             session = sessions[state.uuid] = EpisodeSession(worlds, state.metadata[TASK_KEY], max_steps=max_steps,
                                                             max_turns=max_turns)
             state.messages = [_inspect_message(message) for message in session.opening()]
-            state.tools = [_tool(session, spec["function"]) for spec in session.tools]
+            if session.protocol == "native":  # bracket-protocol tasks list their tools in the prompt, as runs do
+                state.tools = [_tool(session, spec["function"]) for spec in session.tools]
             return state
         return solve
 

@@ -112,7 +112,7 @@ class ToolworldsEnvironment(Environment[ToolworldsAction, ToolworldsObservation,
             info["score"] = session.score()
             reward = float(info["score"]["reward"])
         task = {"family": session.family, "id": session.task.id, "category": session.task.category,
-                "question": session.task.question}
+                "question": session.task.question, "protocol": session.protocol}
         return ToolworldsObservation(messages=messages, tools=tools or [], task=task, info=info, done=session.over,
                                      reward=reward, metadata=info)
 

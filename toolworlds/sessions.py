@@ -66,6 +66,13 @@ class EpisodeSession:
         return system_prompt(self.task)
 
     @property
+    def protocol(self) -> str:
+        """How the task's runs exchange calls: "native" (tools offered as schemas, called by id) or
+        "bracket" (ACEBench's: no tools offered; the system prompt lists them and the model writes its
+        calls as text; a single-reply item's answer is checked as that text, so a native call fails it)."""
+        return task_protocol(self.task)
+
+    @property
     def tools(self) -> list[dict[str, Any]]:
         """The task's tools as OpenAI function schemas: exactly what a run offers the model."""
         return json.loads(json.dumps(tools_for(None, self.task.functions)))
