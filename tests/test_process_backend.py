@@ -127,8 +127,11 @@ def test_an_episode_that_kills_its_worker_is_retried_then_stored_as_failed_and_n
     assert not by_id[victim].success
     assert all(by_id[t.id].success and by_id[t.id].error is None for t in tasks if t.id != victim)
     runs = [task_id for task_id, _, _ in started(log)]
-    # Only the episode running in the dead process was charged and run again; the rest ran once each.
-    assert sorted(runs) == sorted([t.id for t in tasks if t.id != victim] + [victim] * 3)
+    # Only the episode running in the dead process was charged and run again. The rest ran once each, unless
+    # pebble saw the death before it knew that process had taken the episode and no other episode was running:
+    # it then breaks the whole pool, and the episodes running elsewhere run again, uncharged, on a new one
+    # (1 run in 60 of scripts/repeat_test.py).
+    assert runs.count(victim) == 3 and {t.id for t in tasks} == set(runs)
     assert len({pid for task_id, pid, _ in started(log) if task_id == victim}) == 3  # a fresh process each time
     resumed = execute_run(store, "r", sets, AgentSpec(agent), backend=ProcessBackend(2))  # nothing left to run
     assert [e.model_dump() for e in resumed] == [e.model_dump() for e in episodes]

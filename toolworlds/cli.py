@@ -803,6 +803,10 @@ def serve(
     port: Annotated[int, typer.Option(help="http: port to bind.")] = 8000,
     save: Annotated[Path | None, typer.Option(help="stdio: write the session's log, end state and score "
                                                    "here when the client disconnects.")] = None,
+    max_sessions: Annotated[int, typer.Option(help="http: sessions open at once at most (one more is refused "
+                                                   "with HTTP 503); worlds kept, open and ended.")] = 1024,
+    idle_timeout: Annotated[float, typer.Option(help="http: seconds without a request after which a session "
+                                                     "ends (its calls are then refused; 0: never).")] = 1800.0,
 ) -> None:
     """Serve a world over MCP, one world per session; reset, state, diff and score stay off the tool list."""
     if transport not in ("stdio", "http"):
@@ -816,7 +820,8 @@ def serve(
     except ImportError:
         raise fail('serving MCP needs the mcp package: pip install -e ".[mcp]" in the toolworlds checkout') from None
     try:
-        hosted = mcp_server.WorldHost(family_name, task=task, lang=lang, seed=seed, data=data)
+        hosted = mcp_server.WorldHost(family_name, task=task, lang=lang, seed=seed, data=data,
+                                      max_sessions=max_sessions, idle_timeout=idle_timeout or None)
         if transport == "http":
             mcp_server.check_loopback(host)
     except (LookupError, ValueError) as exc:
