@@ -208,7 +208,8 @@ def _up(port: int) -> bool:
     (["serve", "banking", "--task", "no_such_task"], "no task no_such_task"),
     (["serve", "nowhere"], "unknown world"),
     (["serve", "todo", "--transport", "http", "--save", "x.json"], "--save is for stdio"),
-    (["serve", "banking", "--data", "tasks.json"], "give --task with it"),
+    (["serve", "banking", "--data", "tasks.json"], "give --task with them"),
+    (["serve", "toolbench", "--filter-category", "finance"], "give --task with them"),
 ])
 def test_serve_refuses_bad_options(arguments: list[str], message: str) -> None:
     result = CliRunner().invoke(app, arguments)

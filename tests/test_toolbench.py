@@ -287,6 +287,42 @@ def test_the_sample_is_taken_after_filtering(tasks: list[ToolBenchTask]) -> None
     assert ids(tasks, task_ids=("103", "toolbench_5")) == ["103", "106"]
 
 
+def test_under_filters_toolbench_n_is_mcpbrs_numbering_and_the_dataset_id_names_its_row(
+        tasks: list[ToolBenchTask]) -> None:
+    """mcpbr numbers its instances after its filters (`toolbench_<position>`), which is the id it hands an MCP
+    server; under the same filters, that id names the same task here, and so does the dataset's id."""
+    assert ids(tasks, categories=("finance",)) == ["103", "105"]
+    assert ids(tasks, categories=("finance",), task_ids=("toolbench_0",)) == ["103"]  # mcpbr's first, row 2
+    assert ids(tasks, categories=("finance",), task_ids=("toolbench_1", "101")) == ["105"]  # 101 is filtered out
+    assert ids(tasks, categories=("finance",), task_ids=("toolbench_2",)) == []  # two pass the filter
+    assert ids(tasks, task_ids=("toolbench_2",)) == ["103"]  # no filter: the row, mcpbr's numbering too
+
+
+def test_serve_and_run_read_a_task_id_alike(tmp_path: Path, task_file: Path) -> None:
+    """`serve --task` takes what `run --task-ids` takes: the dataset's id, and mcpbr's `toolbench_N` under the
+    same filters (before, serve refused the dataset's id and served row N whatever the filters)."""
+    from typer.testing import CliRunner
+
+    from toolworlds.cli import app
+    from toolworlds.hosting import WorldHost
+
+    finance = TaskQuery(categories=("finance",))
+    for named in ("103", "toolbench_0"):
+        host = WorldHost("toolbench", task=named, data=task_file, narrow=finance)
+        assert host.task is not None and host.task.source_id == "103"
+    assert WorldHost("toolbench", task="toolbench_0", data=task_file).task.source_id == "101"
+    with pytest.raises(LookupError, match="no task toolbench_7"):
+        WorldHost("toolbench", task="toolbench_7", data=task_file, narrow=finance)
+    database = f"sqlite:///{tmp_path / 'runs.db'}"
+    result = CliRunner().invoke(app, ["run", "--db", database, "--tasks", "toolbench", "--data", str(task_file),
+                                      "--filter-category", "finance", "--task-ids", "toolbench_1"])
+    assert result.exit_code == 0 and "1 episodes stored" in result.output, result.output
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "runs.db") as connection:
+        assert connection.execute("select task_id from episodes").fetchall() == [("toolbench_4",)]  # row 105
+
+
 def test_the_family_applies_the_filters_and_reads_no_further_than_an_unfiltered_sample(task_file: Path) -> None:
     toolbench = family("toolbench")
     loaded = toolbench.tasks(TaskQuery(data=task_file, categories=("weather",), limit=2))

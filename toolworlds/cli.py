@@ -807,12 +807,19 @@ def serve(
                                                    "with HTTP 503); worlds kept, open and ended.")] = 1024,
     idle_timeout: Annotated[float, typer.Option(help="http: seconds without a request after which a session "
                                                      "ends (its calls are then refused; 0: never).")] = 1800.0,
+    filter_difficulty: Annotated[list[str] | None, typer.Option(
+        help="With --task: the filters it is read under, as `run` reads --task-ids (toolbench: mcpbr's "
+             "toolbench_N counts the tasks that pass them). Repeat for several.")] = None,
+    filter_category: Annotated[list[str] | None, typer.Option(help="With --task: as --filter-difficulty.")] = None,
+    filter_tags: Annotated[list[str] | None, typer.Option(help="With --task: as --filter-difficulty.")] = None,
 ) -> None:
     """Serve a world over MCP, one world per session; reset, state, diff and score stay off the tool list."""
     if transport not in ("stdio", "http"):
         raise fail(f"unknown transport {transport!r}; use stdio or http")
-    if data is not None and task is None:
-        raise fail("--data names where --task is read from: give --task with it")
+    narrow = TaskQuery(categories=tuple(_split(filter_category or [])), difficulties=tuple(filter_difficulty or ()),
+                       tags=tuple(filter_tags or ()))
+    if (data is not None or narrow != TaskQuery()) and task is None:
+        raise fail("--data and the filters say where and how --task is read: give --task with them")
     if save is not None and transport != "stdio":
         raise fail("--save is for stdio; over http the /control routes give each session's log, state and score")
     try:
@@ -820,7 +827,7 @@ def serve(
     except ImportError:
         raise fail('serving MCP needs the mcp package: pip install -e ".[mcp]" in the toolworlds checkout') from None
     try:
-        hosted = mcp_server.WorldHost(family_name, task=task, lang=lang, seed=seed, data=data,
+        hosted = mcp_server.WorldHost(family_name, task=task, lang=lang, seed=seed, data=data, narrow=narrow,
                                       max_sessions=max_sessions, idle_timeout=idle_timeout or None)
         if transport == "http":
             mcp_server.check_loopback(host)

@@ -30,7 +30,7 @@ from sandbox.diffing import diff_states
 from sandbox.parsing import Call, render_calls
 from sandbox.tools import ToolSpec
 from sandbox.world import World
-from scenarios.family import Task
+from scenarios.family import Task, TaskQuery
 from scenarios.registry import family as registry_family
 
 from .episode_score import episode_score, error_counts
@@ -66,6 +66,7 @@ class WorldHost:
         lang: Language of the world and task.
         seed: Seed of the prebuilt world (every session starts from the same state).
         data: Where to read the task from (as `toolworlds run --data`), else the family's own.
+        narrow: The filters `task` is read under (as `toolworlds run` reads `--task-ids`; see `TaskWorlds`).
         max_sessions: Worlds kept at most, open sessions and ended ones (see the module's docstring).
             Worlds outlive their session so a controller can read the end state after the agent
             has gone; `close` drops one at once.
@@ -73,7 +74,7 @@ class WorldHost:
     """
 
     def __init__(self, family: str, *, task: str | None = None, lang: str = "en", seed: int = 0,
-                 data: Path | None = None, max_sessions: int = DEFAULT_MAX_SESSIONS,
+                 data: Path | None = None, narrow: TaskQuery | None = None, max_sessions: int = DEFAULT_MAX_SESSIONS,
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT) -> None:
         if max_sessions < 1:
             raise ValueError(f"--max-sessions must be at least 1, not {max_sessions}")
@@ -89,7 +90,7 @@ class WorldHost:
         if task is None:
             self._start = family_world(self._entry, lang, seed)
         else:
-            worlds = TaskWorlds(family, [task], lang, seed, data)
+            worlds = TaskWorlds(family, [task], lang, seed, data, narrow=narrow)
             self.task, self.mode = worlds.task(task), worlds.mode
             self._start = worlds.start(task)
         self._start_state = self._start.state()
