@@ -30,6 +30,8 @@ from toolworlds.mcp_server import SESSION_META_KEY, http_app  # noqa: E402
 
 TASK = {task.id: task for task in load_tasks()}["banking_multi_step_4"]  # pay 1200 from A001 to A003
 TOOLWORLDS = str(Path(sys.executable).parent / "toolworlds")
+# The SDK's stdio client starts a server with a minimal environment: this checkout's code, wherever it is installed.
+CHECKOUT = {"PYTHONPATH": str(Path(__file__).resolve().parents[1])}
 # An episode as an agent would run it: a refused call (bad arguments), a read, then the gold path.
 CALLS: list[tuple[str, dict[str, Any]]] = [
     ("transfer", {"customer_id": "C001", "amount": "lots"}),
@@ -60,8 +62,16 @@ def check_tools(listed: Any) -> None:
         assert tool.input_schema == spec.parameters
         assert tool.description == spec.description
         assert tool.annotations.read_only_hint is (not spec.mutates)
-        assert tool.annotations.destructive_hint is spec.mutates
+        assert tool.annotations.destructive_hint is (spec.mutates and spec.destructive)
+        assert tool.annotations.idempotent_hint is (spec.mutates and spec.idempotent)
+    by_name = {tool.name: tool for tool in listed.tools}
     assert {"list_accounts", "get_balance"} <= {t.name for t in listed.tools if t.annotations.read_only_hint}
+    # Only calls that destroy or overwrite are destructive (before: every writing tool, deposit included).
+    assert {name for name, t in by_name.items() if t.annotations.destructive_hint} >= {"transfer", "close_account"}
+    assert not {name for name, t in by_name.items() if t.annotations.destructive_hint} & {"deposit", "open_account",
+                                                                                         "login_bank", "add_reminder"}
+    assert by_name["login_bank"].annotations.idempotent_hint and not by_name["transfer"].annotations.idempotent_hint
+    assert by_name["transfer"].output_schema is not None and by_name["transfer"].output_schema["type"] == "object"
 
 
 def check_results(results: list[Any]) -> None:
@@ -70,12 +80,15 @@ def check_results(results: list[Any]) -> None:
     assert refusal["error"] == "invalid_arguments"
     assert {d["parameter"] for d in refusal["details"]} >= {"amount", "from_account_id", "to_account_id"}
     assert json.loads(results[3].content[0].text)["balance"] == "10800.00"
+    # The same JSON as structured content beside the text (the SDK's client has checked it against the
+    # tool's output schema); a refusal's is its error object.
+    assert [r.structured_content for r in results] == [json.loads(r.content[0].text) for r in results]
 
 
 def test_stdio_server_runs_one_world_and_saves_it(tmp_path: Path) -> None:
     saved = tmp_path / "episode.json"
     params = mcp.StdioServerParameters(command=TOOLWORLDS, args=[
-        "serve", "banking", "--task", TASK.id, "--save", str(saved)])
+        "serve", "banking", "--task", TASK.id, "--save", str(saved)], env=CHECKOUT)
 
     async def session() -> list[Any]:
         async with mcp.Client(params) as client:
@@ -204,6 +217,7 @@ def _up(port: int) -> bool:
 
 @pytest.mark.parametrize(("arguments", "message"), [
     (["serve", "banking", "--transport", "smoke"], "unknown transport"),
+    (["serve", "banking", "--coercion", "loose"], "unknown coercion"),
     (["serve", "banking", "--transport", "http", "--host", "0.0.0.0"], "loopback"),
     (["serve", "banking", "--task", "no_such_task"], "no task no_such_task"),
     (["serve", "nowhere"], "unknown world"),
@@ -324,3 +338,42 @@ def test_the_host_never_replaces_an_open_sessions_world() -> None:
         host.call("nobody", *CALLS[2])
     with pytest.raises(ValueError, match="--idle-timeout"):
         WorldHost("todo", idle_timeout=0)
+
+
+def test_structured_results_match_the_declared_output_schemas_of_every_bundled_world() -> None:
+    """Valid calls drawn for every tool of every fuzz target: each answer's structured content validates
+    against its tool's output schema (a client refuses a result that does not)."""
+    import random
+
+    import jsonschema
+
+    from sandbox.fuzzing import ValuePool, harvest_pool, valid_arguments
+    from scenarios.fuzz_targets import TARGETS
+    from toolworlds.mcp_server import output_schema, structured
+
+    checked = 0
+    for build in TARGETS.values():
+        world = build()
+        rnd = random.Random(0)
+        shapes = {spec.name: output_schema(spec) for spec in world.tools.values()}
+        for _ in range(300):
+            spec = rnd.choice(list(world.tools.values()))
+            pool = ValuePool(*harvest_pool(world.state()))
+            record = world.call(spec.name, valid_arguments(spec.parameters, rnd, pool))
+            schema, wraps = shapes[spec.name]
+            if record.error is None and schema is not None:
+                jsonschema.validate(structured(record, wraps), schema)
+                checked += 1
+    assert checked > 500
+
+
+def test_serve_coercion_strict_refuses_true_for_an_integer_and_lax_keeps_the_familys_way() -> None:
+    async def delete_with_true(*options: str) -> Any:
+        params = mcp.StdioServerParameters(command=TOOLWORLDS, args=["serve", "acebench", *options], env=CHECKOUT)
+        async with mcp.Client(params) as client:
+            return await client.call_tool("delete_reminder", {"reminder_id": True})
+
+    strict = asyncio.run(delete_with_true("--coercion", "strict"))
+    assert strict.is_error and strict.structured_content["error"] == "invalid_arguments"
+    lax = asyncio.run(delete_with_true())
+    assert not lax.is_error and "Reminder ID 1" in lax.structured_content["message"]

@@ -812,10 +812,15 @@ def serve(
              "toolbench_N counts the tasks that pass them). Repeat for several.")] = None,
     filter_category: Annotated[list[str] | None, typer.Option(help="With --task: as --filter-difficulty.")] = None,
     filter_tags: Annotated[list[str] | None, typer.Option(help="With --task: as --filter-difficulty.")] = None,
+    coercion: Annotated[str | None, typer.Option(help="The served world's coercion: lax (\"5\" passes for an "
+                                                      "integer) or strict (exact types: \"5\" and true are refused "
+                                                      "for an integer); default: the family's own.")] = None,
 ) -> None:
     """Serve a world over MCP, one world per session; reset, state, diff and score stay off the tool list."""
     if transport not in ("stdio", "http"):
         raise fail(f"unknown transport {transport!r}; use stdio or http")
+    if coercion not in (None, "lax", "strict"):
+        raise fail(f"unknown coercion {coercion!r}; use lax or strict")
     narrow = TaskQuery(categories=tuple(_split(filter_category or [])), difficulties=tuple(filter_difficulty or ()),
                        tags=tuple(filter_tags or ()))
     if (data is not None or narrow != TaskQuery()) and task is None:
@@ -828,7 +833,8 @@ def serve(
         raise fail('serving MCP needs the mcp package: pip install -e ".[mcp]" in the toolworlds checkout') from None
     try:
         hosted = mcp_server.WorldHost(family_name, task=task, lang=lang, seed=seed, data=data, narrow=narrow,
-                                      max_sessions=max_sessions, idle_timeout=idle_timeout or None)
+                                      max_sessions=max_sessions, idle_timeout=idle_timeout or None,
+                                      coercion="strict" if coercion == "strict" else "lax" if coercion else None)
         if transport == "http":
             mcp_server.check_loopback(host)
     except (LookupError, ValueError) as exc:

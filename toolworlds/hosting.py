@@ -28,7 +28,7 @@ from typing import Any
 from sandbox.calllog import CallRecord
 from sandbox.diffing import diff_states
 from sandbox.parsing import Call, render_calls
-from sandbox.tools import ToolSpec
+from sandbox.tools import Coercion, ToolSpec
 from sandbox.world import World
 from scenarios.family import Task, TaskQuery
 from scenarios.registry import family as registry_family
@@ -71,11 +71,13 @@ class WorldHost:
             Worlds outlive their session so a controller can read the end state after the agent
             has gone; `close` drops one at once.
         idle_timeout: Seconds without a call after which an open session ends (None: never).
+        coercion: The served world's coercion policy ("strict": `"5"` and `true` are not integers),
+            else the family's own.
     """
 
     def __init__(self, family: str, *, task: str | None = None, lang: str = "en", seed: int = 0,
                  data: Path | None = None, narrow: TaskQuery | None = None, max_sessions: int = DEFAULT_MAX_SESSIONS,
-                 idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT) -> None:
+                 idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, coercion: Coercion | None = None) -> None:
         if max_sessions < 1:
             raise ValueError(f"--max-sessions must be at least 1, not {max_sessions}")
         if idle_timeout is not None and not (0 < idle_timeout < float("inf")):
@@ -93,6 +95,8 @@ class WorldHost:
             worlds = TaskWorlds(family, [task], lang, seed, data, narrow=narrow)
             self.task, self.mode = worlds.task(task), worlds.mode
             self._start = worlds.start(task)
+        if coercion is not None:  # the served world's policy; every session forks it
+            self._start = self._start.fork(coercion=coercion)
         self._start_state = self._start.state()
         self.max_sessions = max_sessions
         self.idle_timeout = idle_timeout

@@ -26,6 +26,8 @@ tool call in a session whose world is gone gets a JSON-RPC error naming why, nev
 from __future__ import annotations
 
 import ipaddress
+import json
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +38,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from pydantic import TypeAdapter
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -44,6 +47,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sandbox.calllog import CallRecord
 from sandbox.chat import result_text
 from sandbox.tools import ToolSpec
 
@@ -56,16 +60,61 @@ MCP_PATH = "/mcp"
 SessionOf = Callable[[ServerRequestContext[Any, Any]], str]
 
 
-def mcp_tool(spec: ToolSpec) -> types.Tool:
-    """A tool as MCP lists it: read-only tools say so, mutating ones are marked destructive, and
-    no tool reaches outside its simulated world."""
+def mcp_tool(spec: ToolSpec, result_schema: dict[str, Any] | None = None) -> types.Tool:
+    """A tool as MCP lists it: read-only tools say so; of the others, those whose calls may destroy or
+    overwrite are marked destructive and those a repeat leaves as they were idempotent (as each tool
+    declares, `sandbox.tool`); no tool reaches outside its simulated world. The result's JSON Schema is
+    given where the tool declares its return type (`result_schema`, from `output_schema`)."""
     return types.Tool(
         name=spec.name,
         description=spec.description,
         input_schema=spec.parameters,
-        annotations=types.ToolAnnotations(read_only_hint=not spec.mutates, destructive_hint=spec.mutates,
+        output_schema=result_schema,
+        annotations=types.ToolAnnotations(read_only_hint=not spec.mutates,
+                                          destructive_hint=spec.mutates and spec.destructive,
+                                          idempotent_hint=spec.mutates and spec.idempotent,
                                           open_world_hint=False),
     )
+
+
+def output_schema(spec: ToolSpec) -> tuple[dict[str, Any] | None, bool]:
+    """MCP's `outputSchema` for the tool, and whether it wraps the result: the JSON Schema of its declared
+    return type, which MCP wants to be an object, so any other type is the object `{"result": ...}` (and
+    `structured` wraps every value of that tool). None where the tool declares no return type, or `Any`."""
+    declared = _declared_return(spec)
+    if declared is None:
+        return None, False
+    schema = TypeAdapter(declared).json_schema(mode="serialization")
+    if schema.get("type") == "object":
+        return schema, False
+    definitions = schema.pop("$defs", None)
+    wrapped: dict[str, Any] = {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+    if definitions:
+        wrapped["$defs"] = definitions
+    return wrapped, True
+
+
+def _declared_return(spec: ToolSpec) -> Any:
+    """The tool's declared return type; None when it declares none, or `Any`, or one pydantic cannot describe."""
+    try:
+        declared = typing.get_type_hints(spec.function).get("return")
+        if declared is None or declared is Any:
+            return None
+        TypeAdapter(declared).json_schema(mode="serialization")
+    except Exception:  # an annotation that cannot be resolved or described: no schema, rather than a wrong one
+        return None
+    return declared
+
+
+def structured(record: CallRecord, wraps: bool) -> dict[str, Any]:
+    """The call's result as MCP's `structuredContent` (the JSON the text holds): an object as it is, any other
+    value (or every value, when the tool's schema wraps its type) as `{"result": value}`; a refusal as the
+    error object its text holds."""
+    if record.error is not None:
+        refusal: dict[str, Any] = json.loads(result_text(record))
+        return refusal
+    value = json.loads(json.dumps(record.result, ensure_ascii=False, default=str))
+    return {"result": value} if wraps or not isinstance(value, dict) else value
 
 
 def http_session(ctx: ServerRequestContext[Any, Any]) -> str:
@@ -82,7 +131,9 @@ def http_session(ctx: ServerRequestContext[Any, Any]) -> str:
 
 def build_server(host: WorldHost, session_of: SessionOf, *, handshake_only: bool = False) -> Server[Any]:
     """The SDK server for `host`; `session_of` names the session (the world) a request belongs to."""
-    tools = [mcp_tool(spec) for spec in host.tools]
+    shapes = {spec.name: output_schema(spec) for spec in host.tools}
+    tools = [mcp_tool(spec, shapes[spec.name][0]) for spec in host.tools]
+    wrapping = {name for name, (_, wraps) in shapes.items() if wraps}  # their structured results: {"result": ...}
 
     async def list_tools(ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
                          ) -> types.ListToolsResult:
@@ -96,6 +147,7 @@ def build_server(host: WorldHost, session_of: SessionOf, *, handshake_only: bool
         except SessionEnded as exc:
             raise MCPError(code=types.INVALID_REQUEST, message=str(exc)) from None
         return types.CallToolResult(content=[types.TextContent(type="text", text=result_text(record))],
+                                    structured_content=structured(record, record.tool in wrapping),
                                     is_error=record.error is not None, _meta={SESSION_META_KEY: session})
 
     server: Server[Any] = Server(f"toolworlds-{host.family}", version="0.1.0",
