@@ -188,6 +188,62 @@ def test_bad_rows_are_problems_and_the_rest_still_load(tmp_path: Path) -> None:
     assert any("without a string 'name'" in p for p in loaded.problems)
 
 
+UNUSABLE_NAMES = [  # (what holds the name, the name): NUL, and lone surrogates of both halves
+    ("tool", "get\x00weather"), ("tool", "get\udc80weather"), ("bare tool", "news\ud800"),
+    ("parameter", "loc\x00ation"), ("parameter", "loc\udfffation"), ("required", "units\x00"),
+    ("nested", "ci\ud83dty"),
+]
+
+
+def tool_named(where: str, name: str) -> Any:
+    if where == "tool":
+        return {**WEATHER, "name": name}
+    if where == "bare tool":
+        return name
+    parameters = json.loads(json.dumps(WEATHER["parameters"])) if isinstance(WEATHER.get("parameters"), dict) else {}
+    parameters.setdefault("properties", {})
+    if where == "parameter":
+        parameters["properties"][name] = {"type": "string"}
+    elif where == "required":
+        parameters["required"] = [name]
+    else:
+        parameters["properties"]["place"] = {"type": "object", "properties": {name: {"type": "string"}}}
+    return {**WEATHER, "parameters": parameters}
+
+
+@pytest.mark.parametrize(("where", "name"), UNUSABLE_NAMES)
+def test_a_tool_or_parameter_name_no_text_can_carry_is_a_load_problem_naming_the_task(
+        tmp_path: Path, where: str, name: str) -> None:
+    """A name holding NUL or a lone surrogate: before, the row loaded as a task whose world could not be
+    built (28 of 164 hostile rows), and `doctor toolbench` died with a traceback."""
+    path = tmp_path / "names.jsonl"
+    hostile = {**rows()[0], "instance_id": "hostile", "tools": [tool_named(where, name)]}
+    path.write_text("\n".join(json.dumps(row) for row in [rows()[0], hostile, rows()[5]]) + "\n")
+    loaded = read_tasks(path)
+    assert [t.id for t in loaded.tasks] == ["toolbench_0", "toolbench_2"]
+    assert len(loaded.problems) == 1 and "hostile" in loaded.problems[0] and "names.jsonl:2" in loaded.problems[0]
+    assert "NUL character" in loaded.problems[0] or "lone surrogate" in loaded.problems[0]
+    for task in loaded.tasks:
+        task.world()  # every task that loads has a world
+    shown = CliRunner().invoke(app, ["doctor", "toolbench", "--data", str(path)])
+    assert shown.exit_code == 1 and isinstance(shown.exception, SystemExit | None), shown.output  # no traceback
+    assert "hostile" in shown.output
+
+
+def test_doctor_reports_a_world_that_cannot_be_built_as_a_finding(tmp_path: Path, task_file: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import scenarios.toolbench.tasks as toolbench_tasks
+
+    def broken(tools: Any) -> Any:
+        raise TypeError("a schema pydantic refuses")
+
+    monkeypatch.setattr(toolbench_tasks, "tool_specs", broken)
+    shown = CliRunner().invoke(app, ["doctor", "toolbench", "--data", str(task_file)])
+    assert shown.exit_code == 1 and isinstance(shown.exception, SystemExit | None), shown.output
+    assert "its world cannot be built from its tools: TypeError: a schema pydantic refuses" in " ".join(
+        shown.output.split())
+
+
 def test_rows_json_cannot_read_are_problems_naming_their_file(tmp_path: Path) -> None:
     """An integer past Python's 4,300 digits (a plain ValueError from `json`, in a line or a whole file),
     a byte that is not UTF-8, and a parquet file pyarrow cannot open (an ArrowInvalid) are problems."""
