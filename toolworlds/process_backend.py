@@ -26,6 +26,7 @@ driver is gone (`kill -9`) ends itself within `DRIVER_CHECK_SECONDS`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import itertools
@@ -36,7 +37,7 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -120,7 +121,8 @@ class _PoolRun:
         self.deaths = [0] * len(pending)
         self.beacons = ""  # the folder of this run's beacons (see the module's docstring)
         self.serials = itertools.count()
-        self.sent: dict[Future[Outcome], str] = {}  # each future handed to a pool: its episode's beacon
+        self.sent: dict[Future[Outcome], str] = {}  # each unanswered future handed to a pool: its beacon
+        self.by_beacon: dict[str, Future[Outcome]] = {}
 
     def outcomes(self) -> Iterator[Outcome]:
         with tempfile.TemporaryDirectory(prefix="toolworlds-beacons-") as beacons:
@@ -155,7 +157,7 @@ class _PoolRun:
                             todo += futures.values()
                             broken = broken or "the process pool stopped working"
                             break
-                        lost, stalled = watch.check({future: self._worker(future) for future in futures})
+                        lost, stalled = watch.check(self._started(futures), len(futures))
                         if stalled:
                             todo += futures.values()
                             broken = (f"the process pool stalled: no episode started or finished in "
@@ -163,6 +165,8 @@ class _PoolRun:
                             break
                     for future in sorted(done | lost, key=futures.__getitem__):  # in the order sent
                         index = futures.pop(future)
+                        worker = self._worker(future)
+                        self._forget(future)
                         name, task, _, trial = pending[index]
                         ending: str | None = None  # how its process ended, when it died under it
                         if future in lost:  # pebble lost the episode with its process: the driver charges it
@@ -171,7 +175,6 @@ class _PoolRun:
                             try:
                                 outcome = future.result()
                             except BrokenProcessPool as exc:
-                                worker = self._worker(future)
                                 if worker is None or _alive(worker):  # not started, or not where a process died
                                     todo.append(index)
                                     broken = exception_line(exc)
@@ -213,11 +216,26 @@ class _PoolRun:
 
     def _worker(self, future: Future[Outcome]) -> int | None:
         """The process the episode of `future` started in, from its beacon; None before it started."""
-        try:
-            with open(self.sent[future]) as beacon:
-                return int(beacon.read())
-        except (OSError, ValueError):
-            return None
+        return _beacon_pid(self.sent[future])
+
+    def _started(self, futures: Mapping[Future[Outcome], int]) -> dict[Future[Outcome], int]:
+        """The episodes of `futures` that have started, with their process. The beacon folder holds only the
+        beacons of unfinished episodes (`_forget` removes the others), so a wait reads a few files, not one
+        per episode queued."""
+        started = {}
+        for entry in os.scandir(self.beacons):
+            future = self.by_beacon.get(entry.path)
+            worker = None if future is None or future not in futures else _beacon_pid(entry.path)
+            if future is not None and worker is not None:
+                started[future] = worker
+        return started
+
+    def _forget(self, future: Future[Outcome]) -> None:
+        """`future` is answered for: its beacon goes."""
+        beacon = self.sent.pop(future)
+        self.by_beacon.pop(beacon, None)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(beacon)
 
     def _schedule(self, pool: Any, index: int) -> Future[Outcome]:
         """The episode handed to `pool`; `_PoolBroke` when the pool broke first (a process of it died while
@@ -230,6 +248,7 @@ class _PoolRun:
         except RuntimeError as exc:
             raise _PoolBroke(f"the process pool broke while episodes were handed to it ({exc})") from None
         self.sent[future] = beacon
+        self.by_beacon[beacon] = future
         return future
 
 
@@ -246,25 +265,31 @@ class _Watch:
     def finished(self) -> None:
         self.moved = time.monotonic()
 
-    def check(self, workers: dict[Future[Outcome], int | None]) -> tuple[set[Future[Outcome]], bool]:
-        """`workers`: each unfinished episode's process, None if not started. Returns the lost episodes,
-        and whether the pool has stalled."""
+    def check(self, started: Mapping[Future[Outcome], int], unfinished: int) -> tuple[set[Future[Outcome]], bool]:
+        """`started`: the unfinished episodes that have started, with their process, of `unfinished` in all.
+        Returns the lost episodes, and whether the pool has stalled."""
         now = time.monotonic()
         lost: set[Future[Outcome]] = set()
         running = 0
-        for future, worker in workers.items():
-            if worker is None:
-                continue
+        for future, worker in started.items():
             if _alive(worker):
                 running += 1
             elif now - self.gone.setdefault(worker, now) >= LOST_SECONDS:
                 lost.add(future)
-        started = frozenset(future for future, worker in workers.items() if worker is not None)
-        waiting = len(workers) - len(started)
-        if started - self.started or not waiting or running >= self.processes:
+        begun = frozenset(started)
+        if begun - self.started or unfinished == len(begun) or running >= self.processes:
             self.moved = now
-        self.started = started
+        self.started = begun
         return lost, now - self.moved >= STALL_SECONDS
+
+
+def _beacon_pid(path: str) -> int | None:
+    """The process id a beacon holds; None while there is none."""
+    try:
+        with open(path) as beacon:
+            return int(beacon.read())
+    except (OSError, ValueError):
+        return None
 
 
 def _alive(pid: int) -> bool:
