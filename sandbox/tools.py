@@ -87,7 +87,11 @@ class ToolSpec:
     """Everything known about one tool: what the agent sees and what the world runs.
 
     `mutates=False` promises the tool only reads; the world then skips all undo
-    bookkeeping for it and refuses any write it attempts.
+    bookkeeping for it and refuses any write it attempts. Of a tool that writes, `destructive`
+    says whether a call may destroy or overwrite what was there (delete, cancel, replace a value,
+    move money out) rather than only add (a new record, a deposit, a login), and `idempotent`
+    whether repeating a call with the same arguments changes nothing more: what MCP hosts read
+    (`destructiveHint`, `idempotentHint`) to decide which calls to confirm or may retry.
     """
 
     name: str
@@ -97,6 +101,8 @@ class ToolSpec:
     mutates: bool = True
     app: str | None = None
     atomic_args: bool = True
+    destructive: bool = True
+    idempotent: bool = False
 
     @property
     def args_model(self) -> type[BaseModel]:
@@ -137,6 +143,8 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     mutates: bool = True,
+    destructive: bool | None = None,
+    idempotent: bool = False,
 ) -> Any:
     """Mark an app method as a tool. Usable bare (`@tool`) or with options.
 
@@ -145,10 +153,15 @@ def tool(
         name: The tool's public name; defaults to the method name.
         description: Overrides the docstring's description.
         mutates: False for tools that only read; they skip undo bookkeeping.
+        destructive: Of a tool that writes, False when its calls only add (see `ToolSpec`);
+            by default a writing tool is taken to be destructive, the safe side for a host.
+        idempotent: True when repeating a call with the same arguments changes nothing more.
     """
 
     def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
-        spec = build_spec(fn, name=name, description=description, mutates=mutates)
+        spec = build_spec(fn, name=name, description=description, mutates=mutates,
+                          destructive=mutates if destructive is None else destructive and mutates,
+                          idempotent=idempotent)
         setattr(fn, _TOOL_ATTR, spec)
         return fn
 
@@ -165,6 +178,8 @@ def build_spec(
     name: str | None = None,
     description: str | None = None,
     mutates: bool = True,
+    destructive: bool = True,
+    idempotent: bool = False,
 ) -> ToolSpec:
     tool_name = name or fn.__name__
     doc = docstring_parser.parse(inspect.getdoc(fn) or "")
@@ -197,6 +212,8 @@ def build_spec(
         function=fn,
         mutates=mutates,
         atomic_args=atomic,
+        destructive=destructive and mutates,
+        idempotent=idempotent,
     )
 
 

@@ -348,8 +348,9 @@ class World:
         self._ids = snapshot.counters  # of no world: copied by the first count (`next_id`)
         self.log = CallLog.over(snapshot.log, snapshot.log_len)
 
-    def fork(self) -> World:
-        """An independent copy; neither world sees anything the other does afterwards."""
+    def fork(self, *, coercion: Coercion | None = None) -> World:
+        """An independent copy; neither world sees anything the other does afterwards. `coercion` gives
+        the copy another coercion policy (a server's `--coercion`), else it keeps this world's."""
         new = object.__new__(World)
         new._apps = {name: app._fork(new) for name, app in self._apps.items()}
         new._tools = self._tools
@@ -359,8 +360,10 @@ class World:
         setattr(self._ids, OWNER, None)  # shared from now on: whichever world counts first copies it
         new._ids = self._ids
         new.log = self.log.view()
-        new.coercion = self.coercion
-        new._strict = self._strict
+        new.coercion = self.coercion if coercion is None else coercion
+        if new.coercion not in ("lax", "strict"):
+            raise ValueError("coercion must be 'lax' or 'strict'")
+        new._strict = new.coercion == "strict"
         new.limits = self.limits
         return new
 

@@ -120,12 +120,18 @@ def test_an_episode_that_kills_its_worker_is_retried_then_stored_as_failed_and_n
                            on_done=lambda outcome: seen.append(outcome.episode["task_id"]))
     by_id = {e.task_id: e for e in episodes}
     assert sorted(seen) == sorted(t.id for t in tasks)  # each arrived once: the run went on to its end
-    assert by_id[victim].error == "worker: the worker process running it died 3 times; last: exit code 3"
+    # pebble reports the exit code, unless it lost the episode as its process died (then the driver charges it)
+    assert by_id[victim].error in ("worker: the worker process running it died 3 times; last: exit code 3",
+                                   "worker: the worker process running it died 3 times; last: exit code unknown "
+                                   "(the pool lost track of it)")
     assert not by_id[victim].success
     assert all(by_id[t.id].success and by_id[t.id].error is None for t in tasks if t.id != victim)
     runs = [task_id for task_id, _, _ in started(log)]
-    # Only the episode running in the dead process was charged and run again; the rest ran once each.
-    assert sorted(runs) == sorted([t.id for t in tasks if t.id != victim] + [victim] * 3)
+    # Only the episode running in the dead process was charged and run again. The rest ran once each, unless
+    # pebble saw the death before it knew that process had taken the episode and no other episode was running:
+    # it then breaks the whole pool, and the episodes running elsewhere run again, uncharged, on a new one
+    # (1 run in 60 of scripts/repeat_test.py).
+    assert runs.count(victim) == 3 and {t.id for t in tasks} == set(runs)
     assert len({pid for task_id, pid, _ in started(log) if task_id == victim}) == 3  # a fresh process each time
     resumed = execute_run(store, "r", sets, AgentSpec(agent), backend=ProcessBackend(2))  # nothing left to run
     assert [e.model_dump() for e in resumed] == [e.model_dump() for e in episodes]
@@ -496,3 +502,64 @@ def test_the_command_line_keeps_an_episode_time_limit_only_where_a_pool_can_end_
     for refused in (["--workers", "0"], ["--backend", "ray"]):
         result = CliRunner().invoke(app, ["run", "--db", database, "--episode-timeout", "5", *refused])
         assert result.exit_code != 0 and "--episode-timeout is kept by the process backend's pool" in result.output
+
+
+def run_bounded(seconds: float, run: Any) -> Any:
+    """`run()` in a thread; fails the test, rather than hanging it, when it has not returned in `seconds`."""
+    result: dict[str, Any] = {}
+    runner = threading.Thread(target=lambda: result.setdefault("value", run()), daemon=True)
+    runner.start()
+    runner.join(seconds)
+    assert not runner.is_alive(), f"the run was still waiting after {seconds:g} s"
+    return result["value"]
+
+
+def test_an_episode_whose_death_pebble_drops_is_charged_by_the_driver(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """pebble drops a worker's death when it sees it before the worker's word that it took the episode, then
+    marks the episode running in the dead process and never answers for it (the killed-worker test hung in 3 of
+    13 runs). Here pebble drops every death; the driver sees each episode's process gone and charges it."""
+    from pebble.pool.process import PoolManager
+
+    monkeypatch.setattr(PoolManager, "handle_worker_expiration", lambda manager, expiration: None)
+    tasks = load_tasks("en")[:4]
+    victim = tasks[1].id
+    agent, log = plug_in_agent(tmp_path, monkeypatch, victim)
+    episodes = run_bounded(60, lambda: execute_run(RunStore(f"sqlite:///{tmp_path / 'runs.db'}"), "r",
+                                                   [TaskSet("banking", "en", tasks)], AgentSpec(agent),
+                                                   backend=ProcessBackend(2)))
+    by_id = {e.task_id: e for e in episodes}
+    assert by_id[victim].error == ("worker: the worker process running it died 3 times; last: exit code unknown "
+                                   "(the pool lost track of it)")
+    assert all(by_id[t.id].success and by_id[t.id].error is None for t in tasks if t.id != victim)
+    assert [task_id for task_id, _, _ in started(log)].count(victim) == 3
+    assert not multiprocessing.active_children()
+
+
+def test_a_pool_that_stops_taking_episodes_is_given_up_and_its_episodes_run_on_a_new_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An episode handed to a pool that never reaches a process (as when a process dies holding the lock on the
+    pool's pipe): with processes idle and nothing starting for `STALL_SECONDS`, the pool is given up and the
+    episode runs on a new one. Before, the driver waited for it forever."""
+    from pebble.pool.process import WorkerManager
+
+    import toolworlds.process_backend as process_backend
+
+    monkeypatch.setattr(process_backend, "STALL_SECONDS", 1.0)
+    dispatch = WorkerManager.dispatch
+    sent: list[int] = []
+
+    def drops_the_second(manager: Any, task: Any) -> None:
+        sent.append(task.id)
+        if len(sent) != 2:
+            dispatch(manager, task)
+
+    monkeypatch.setattr(WorkerManager, "dispatch", drops_the_second)
+    tasks = load_tasks("en")[:4]
+    episodes = run_bounded(60, lambda: execute_run(RunStore(f"sqlite:///{tmp_path / 'runs.db'}"), "r",
+                                                   [TaskSet("banking", "en", tasks)], AgentSpec(),
+                                                   backend=ProcessBackend(2)))
+    assert len(sent) == 5  # four, and the lost one again on a new pool
+    assert sorted(e.task_id for e in episodes) == sorted(t.id for t in tasks)
+    assert all(e.success and e.error is None for e in episodes), [e.error for e in episodes]
+    assert not multiprocessing.active_children()

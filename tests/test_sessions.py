@@ -74,7 +74,6 @@ def test_opening_tools_and_answers_in_chat_shape() -> None:
 
 @pytest.mark.parametrize("message", [
     {"role": "assistant", "content": [{"type": "text", "text": "Done."}]},
-    {"role": "assistant", "content": None, "tool_calls": 5},
     {"role": "assistant", "content": 7},
     {},
 ])
@@ -84,6 +83,15 @@ def test_unreadable_messages_are_answers_never_errors(message: dict) -> None:
     session.send(message)
     assert session.over and session.stop_reason == "agent answered"
     assert session.score()["reward"] == 0.0
+
+
+def test_malformed_tool_calls_get_a_parse_error_the_agent_can_act_on() -> None:
+    """`tool_calls` that are not a list of calls (here a number) are answered in place with a parse_error,
+    as runs and ToolEnv answer them (sandbox.chat), and the episode goes on."""
+    session = EpisodeSession(TaskWorlds("banking", ["banking_multi_step_4"]), "banking_multi_step_4")
+    answered = session.send({"role": "assistant", "content": None, "tool_calls": 5})
+    assert [json.loads(m["content"])["error"] for m in answered if m["role"] == "tool"] == ["parse_error"]
+    assert not session.over
 
 
 class BrokenUser:

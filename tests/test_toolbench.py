@@ -188,6 +188,62 @@ def test_bad_rows_are_problems_and_the_rest_still_load(tmp_path: Path) -> None:
     assert any("without a string 'name'" in p for p in loaded.problems)
 
 
+UNUSABLE_NAMES = [  # (what holds the name, the name): NUL, and lone surrogates of both halves
+    ("tool", "get\x00weather"), ("tool", "get\udc80weather"), ("bare tool", "news\ud800"),
+    ("parameter", "loc\x00ation"), ("parameter", "loc\udfffation"), ("required", "units\x00"),
+    ("nested", "ci\ud83dty"),
+]
+
+
+def tool_named(where: str, name: str) -> Any:
+    if where == "tool":
+        return {**WEATHER, "name": name}
+    if where == "bare tool":
+        return name
+    parameters = json.loads(json.dumps(WEATHER["parameters"])) if isinstance(WEATHER.get("parameters"), dict) else {}
+    parameters.setdefault("properties", {})
+    if where == "parameter":
+        parameters["properties"][name] = {"type": "string"}
+    elif where == "required":
+        parameters["required"] = [name]
+    else:
+        parameters["properties"]["place"] = {"type": "object", "properties": {name: {"type": "string"}}}
+    return {**WEATHER, "parameters": parameters}
+
+
+@pytest.mark.parametrize(("where", "name"), UNUSABLE_NAMES)
+def test_a_tool_or_parameter_name_no_text_can_carry_is_a_load_problem_naming_the_task(
+        tmp_path: Path, where: str, name: str) -> None:
+    """A name holding NUL or a lone surrogate: before, the row loaded as a task whose world could not be
+    built (28 of 164 hostile rows), and `doctor toolbench` died with a traceback."""
+    path = tmp_path / "names.jsonl"
+    hostile = {**rows()[0], "instance_id": "hostile", "tools": [tool_named(where, name)]}
+    path.write_text("\n".join(json.dumps(row) for row in [rows()[0], hostile, rows()[5]]) + "\n")
+    loaded = read_tasks(path)
+    assert [t.id for t in loaded.tasks] == ["toolbench_0", "toolbench_2"]
+    assert len(loaded.problems) == 1 and "hostile" in loaded.problems[0] and "names.jsonl:2" in loaded.problems[0]
+    assert "NUL character" in loaded.problems[0] or "lone surrogate" in loaded.problems[0]
+    for task in loaded.tasks:
+        task.world()  # every task that loads has a world
+    shown = CliRunner().invoke(app, ["doctor", "toolbench", "--data", str(path)])
+    assert shown.exit_code == 1 and isinstance(shown.exception, SystemExit | None), shown.output  # no traceback
+    assert "hostile" in shown.output
+
+
+def test_doctor_reports_a_world_that_cannot_be_built_as_a_finding(tmp_path: Path, task_file: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import scenarios.toolbench.tasks as toolbench_tasks
+
+    def broken(tools: Any) -> Any:
+        raise TypeError("a schema pydantic refuses")
+
+    monkeypatch.setattr(toolbench_tasks, "tool_specs", broken)
+    shown = CliRunner().invoke(app, ["doctor", "toolbench", "--data", str(task_file)])
+    assert shown.exit_code == 1 and isinstance(shown.exception, SystemExit | None), shown.output
+    assert "its world cannot be built from its tools: TypeError: a schema pydantic refuses" in " ".join(
+        shown.output.split())
+
+
 def test_rows_json_cannot_read_are_problems_naming_their_file(tmp_path: Path) -> None:
     """An integer past Python's 4,300 digits (a plain ValueError from `json`, in a line or a whole file),
     a byte that is not UTF-8, and a parquet file pyarrow cannot open (an ArrowInvalid) are problems."""
@@ -285,6 +341,42 @@ def test_the_sample_is_taken_after_filtering(tasks: list[ToolBenchTask]) -> None
     assert ids(tasks, difficulties=("easy",), limit=2) == ["101", "104"]
     assert ids(tasks, categories=("weather",), difficulties=("easy",), tags=("forecast",)) == ["101", "104"]
     assert ids(tasks, task_ids=("103", "toolbench_5")) == ["103", "106"]
+
+
+def test_under_filters_toolbench_n_is_mcpbrs_numbering_and_the_dataset_id_names_its_row(
+        tasks: list[ToolBenchTask]) -> None:
+    """mcpbr numbers its instances after its filters (`toolbench_<position>`), which is the id it hands an MCP
+    server; under the same filters, that id names the same task here, and so does the dataset's id."""
+    assert ids(tasks, categories=("finance",)) == ["103", "105"]
+    assert ids(tasks, categories=("finance",), task_ids=("toolbench_0",)) == ["103"]  # mcpbr's first, row 2
+    assert ids(tasks, categories=("finance",), task_ids=("toolbench_1", "101")) == ["105"]  # 101 is filtered out
+    assert ids(tasks, categories=("finance",), task_ids=("toolbench_2",)) == []  # two pass the filter
+    assert ids(tasks, task_ids=("toolbench_2",)) == ["103"]  # no filter: the row, mcpbr's numbering too
+
+
+def test_serve_and_run_read_a_task_id_alike(tmp_path: Path, task_file: Path) -> None:
+    """`serve --task` takes what `run --task-ids` takes: the dataset's id, and mcpbr's `toolbench_N` under the
+    same filters (before, serve refused the dataset's id and served row N whatever the filters)."""
+    from typer.testing import CliRunner
+
+    from toolworlds.cli import app
+    from toolworlds.hosting import WorldHost
+
+    finance = TaskQuery(categories=("finance",))
+    for named in ("103", "toolbench_0"):
+        host = WorldHost("toolbench", task=named, data=task_file, narrow=finance)
+        assert host.task is not None and host.task.source_id == "103"
+    assert WorldHost("toolbench", task="toolbench_0", data=task_file).task.source_id == "101"
+    with pytest.raises(LookupError, match="no task toolbench_7"):
+        WorldHost("toolbench", task="toolbench_7", data=task_file, narrow=finance)
+    database = f"sqlite:///{tmp_path / 'runs.db'}"
+    result = CliRunner().invoke(app, ["run", "--db", database, "--tasks", "toolbench", "--data", str(task_file),
+                                      "--filter-category", "finance", "--task-ids", "toolbench_1"])
+    assert result.exit_code == 0 and "1 episodes stored" in result.output, result.output
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "runs.db") as connection:
+        assert connection.execute("select task_id from episodes").fetchall() == [("toolbench_4",)]  # row 105
 
 
 def test_the_family_applies_the_filters_and_reads_no_further_than_an_unfiltered_sample(task_file: Path) -> None:

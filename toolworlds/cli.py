@@ -950,12 +950,28 @@ def serve(
     port: Annotated[int, typer.Option(help="http: port to bind.")] = 8000,
     save: Annotated[Path | None, typer.Option(help="stdio: write the session's log, end state and score "
                                                    "here when the client disconnects.")] = None,
+    max_sessions: Annotated[int, typer.Option(help="http: sessions open at once at most (one more is refused "
+                                                   "with HTTP 503); worlds kept, open and ended.")] = 1024,
+    idle_timeout: Annotated[float, typer.Option(help="http: seconds without a request after which a session "
+                                                     "ends (its calls are then refused; 0: never).")] = 1800.0,
+    filter_difficulty: Annotated[list[str] | None, typer.Option(
+        help="With --task: the filters it is read under, as `run` reads --task-ids (toolbench: mcpbr's "
+             "toolbench_N counts the tasks that pass them). Repeat for several.")] = None,
+    filter_category: Annotated[list[str] | None, typer.Option(help="With --task: as --filter-difficulty.")] = None,
+    filter_tags: Annotated[list[str] | None, typer.Option(help="With --task: as --filter-difficulty.")] = None,
+    coercion: Annotated[str | None, typer.Option(help="The served world's coercion: lax (\"5\" passes for an "
+                                                      "integer) or strict (exact types: \"5\" and true are refused "
+                                                      "for an integer); default: the family's own.")] = None,
 ) -> None:
     """Serve a world over MCP, one world per session; reset, state, diff and score stay off the tool list."""
     if transport not in ("stdio", "http"):
         raise fail(f"unknown transport {transport!r}; use stdio or http")
-    if data is not None and task is None:
-        raise fail("--data names where --task is read from: give --task with it")
+    if coercion not in (None, "lax", "strict"):
+        raise fail(f"unknown coercion {coercion!r}; use lax or strict")
+    narrow = TaskQuery(categories=tuple(_split(filter_category or [])), difficulties=tuple(filter_difficulty or ()),
+                       tags=tuple(filter_tags or ()))
+    if (data is not None or narrow != TaskQuery()) and task is None:
+        raise fail("--data and the filters say where and how --task is read: give --task with them")
     if save is not None and transport != "stdio":
         raise fail("--save is for stdio; over http the /control routes give each session's log, state and score")
     try:
@@ -963,7 +979,9 @@ def serve(
     except ImportError:
         raise fail('serving MCP needs the mcp package: pip install -e ".[mcp]" in the toolworlds checkout') from None
     try:
-        hosted = mcp_server.WorldHost(family_name, task=task, lang=lang, seed=seed, data=data)
+        hosted = mcp_server.WorldHost(family_name, task=task, lang=lang, seed=seed, data=data, narrow=narrow,
+                                      max_sessions=max_sessions, idle_timeout=idle_timeout or None,
+                                      coercion="strict" if coercion == "strict" else "lax" if coercion else None)
         if transport == "http":
             mcp_server.check_loopback(host)
     except (LookupError, ValueError) as exc:

@@ -14,31 +14,44 @@ sessionless `tools/call` with an error that says how to connect.
 Reset, state, diff, log and score are not tools, since an agent must not reset its own
 episode: over HTTP they are routes under `/control` on the same server (127.0.0.1 only);
 in-process they are the `WorldHost` methods.
+
+A session's world is made when the session opens (its `initialize` is answered with an
+`Mcp-Session-Id`), so `/control` lists it before its first call, and it ends when its client
+ends it (DELETE), when the SDK expires it (idle), or when its controller closes it. The SDK
+admits at most `host.max_sessions` open sessions (a client asking for one more gets HTTP 503)
+and expires sessions idle for `host.idle_timeout` seconds (their ID then answers HTTP 404); a
+tool call in a session whose world is gone gets a JSON-RPC error naming why, never a fresh world.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import json
+import typing
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 import mcp_types as types
 import uvicorn
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from pydantic import TypeAdapter
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sandbox.calllog import CallRecord
 from sandbox.chat import result_text
 from sandbox.tools import ToolSpec
 
-from .hosting import WorldHost
+from .hosting import SessionEnded, WorldHost
 
 STDIO_SESSION = "stdio"
 SESSION_META_KEY = "toolworlds/session"  # in each tools/call result's _meta: which world the call ran in
@@ -47,16 +60,61 @@ MCP_PATH = "/mcp"
 SessionOf = Callable[[ServerRequestContext[Any, Any]], str]
 
 
-def mcp_tool(spec: ToolSpec) -> types.Tool:
-    """A tool as MCP lists it: read-only tools say so, mutating ones are marked destructive, and
-    no tool reaches outside its simulated world."""
+def mcp_tool(spec: ToolSpec, result_schema: dict[str, Any] | None = None) -> types.Tool:
+    """A tool as MCP lists it: read-only tools say so; of the others, those whose calls may destroy or
+    overwrite are marked destructive and those a repeat leaves as they were idempotent (as each tool
+    declares, `sandbox.tool`); no tool reaches outside its simulated world. The result's JSON Schema is
+    given where the tool declares its return type (`result_schema`, from `output_schema`)."""
     return types.Tool(
         name=spec.name,
         description=spec.description,
         input_schema=spec.parameters,
-        annotations=types.ToolAnnotations(read_only_hint=not spec.mutates, destructive_hint=spec.mutates,
+        output_schema=result_schema,
+        annotations=types.ToolAnnotations(read_only_hint=not spec.mutates,
+                                          destructive_hint=spec.mutates and spec.destructive,
+                                          idempotent_hint=spec.mutates and spec.idempotent,
                                           open_world_hint=False),
     )
+
+
+def output_schema(spec: ToolSpec) -> tuple[dict[str, Any] | None, bool]:
+    """MCP's `outputSchema` for the tool, and whether it wraps the result: the JSON Schema of its declared
+    return type, which MCP wants to be an object, so any other type is the object `{"result": ...}` (and
+    `structured` wraps every value of that tool). None where the tool declares no return type, or `Any`."""
+    declared = _declared_return(spec)
+    if declared is None:
+        return None, False
+    schema = TypeAdapter(declared).json_schema(mode="serialization")
+    if schema.get("type") == "object":
+        return schema, False
+    definitions = schema.pop("$defs", None)
+    wrapped: dict[str, Any] = {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+    if definitions:
+        wrapped["$defs"] = definitions
+    return wrapped, True
+
+
+def _declared_return(spec: ToolSpec) -> Any:
+    """The tool's declared return type; None when it declares none, or `Any`, or one pydantic cannot describe."""
+    try:
+        declared = typing.get_type_hints(spec.function).get("return")
+        if declared is None or declared is Any:
+            return None
+        TypeAdapter(declared).json_schema(mode="serialization")
+    except Exception:  # an annotation that cannot be resolved or described: no schema, rather than a wrong one
+        return None
+    return declared
+
+
+def structured(record: CallRecord, wraps: bool) -> dict[str, Any]:
+    """The call's result as MCP's `structuredContent` (the JSON the text holds): an object as it is, any other
+    value (or every value, when the tool's schema wraps its type) as `{"result": value}`; a refusal as the
+    error object its text holds."""
+    if record.error is not None:
+        refusal: dict[str, Any] = json.loads(result_text(record))
+        return refusal
+    value = json.loads(json.dumps(record.result, ensure_ascii=False, default=str))
+    return {"result": value} if wraps or not isinstance(value, dict) else value
 
 
 def http_session(ctx: ServerRequestContext[Any, Any]) -> str:
@@ -73,7 +131,9 @@ def http_session(ctx: ServerRequestContext[Any, Any]) -> str:
 
 def build_server(host: WorldHost, session_of: SessionOf, *, handshake_only: bool = False) -> Server[Any]:
     """The SDK server for `host`; `session_of` names the session (the world) a request belongs to."""
-    tools = [mcp_tool(spec) for spec in host.tools]
+    shapes = {spec.name: output_schema(spec) for spec in host.tools}
+    tools = [mcp_tool(spec, shapes[spec.name][0]) for spec in host.tools]
+    wrapping = {name for name, (_, wraps) in shapes.items() if wraps}  # their structured results: {"result": ...}
 
     async def list_tools(ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
                          ) -> types.ListToolsResult:
@@ -82,8 +142,12 @@ def build_server(host: WorldHost, session_of: SessionOf, *, handshake_only: bool
     async def call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
                         ) -> types.CallToolResult:
         session = session_of(ctx)
-        record = host.call(session, params.name, params.arguments if params.arguments is not None else {})
+        try:
+            record = host.call(session, params.name, params.arguments if params.arguments is not None else {})
+        except SessionEnded as exc:
+            raise MCPError(code=types.INVALID_REQUEST, message=str(exc)) from None
         return types.CallToolResult(content=[types.TextContent(type="text", text=result_text(record))],
+                                    structured_content=structured(record, record.tool in wrapping),
                                     is_error=record.error is not None, _meta={SESSION_META_KEY: session})
 
     server: Server[Any] = Server(f"toolworlds-{host.family}", version="0.1.0",
@@ -98,10 +162,17 @@ def build_server(host: WorldHost, session_of: SessionOf, *, handshake_only: bool
 
 
 async def serve_stdio(host: WorldHost) -> None:
-    """Serve `host` on this process's stdin/stdout until the client closes them."""
+    """Serve `host` on this process's stdin/stdout until the client closes them or goes away. A client
+    that goes away mid-call (a broken pipe) ends the session, as closing stdin does: it is no error here."""
     server = build_server(host, lambda ctx: STDIO_SESSION)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    host.open(STDIO_SESSION)
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    except* (BrokenPipeError, ConnectionResetError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        pass
+    finally:
+        host.end(STDIO_SESSION, "ended: its client closed the connection")
 
 
 def check_loopback(address: str) -> None:
@@ -123,8 +194,45 @@ def http_app(host: WorldHost, address: str = "127.0.0.1") -> ASGIApp:
     # Plain JSON answers rather than an SSE stream per call: a tool call sends no progress or
     # log notifications, and the stream's setup is a third of a call's round trip.
     app: Starlette = server.streamable_http_app(streamable_http_path=MCP_PATH, host=address, json_response=True,
-                                                custom_starlette_routes=control_routes(host))
-    return TrustedHostMiddleware(app, allowed_hosts=sorted({"127.0.0.1", "localhost", address}))
+                                                custom_starlette_routes=control_routes(host),
+                                                max_sessions=host.max_sessions, session_idle_timeout=host.idle_timeout)
+    return TrustedHostMiddleware(SessionWatch(app, host), allowed_hosts=sorted({"127.0.0.1", "localhost", address}))
+
+
+class SessionWatch:
+    """Tells the host when a streamable-HTTP session opens and ends, from the requests and answers at `/mcp`:
+    an answer carrying an `Mcp-Session-Id` to a request that had none opens that session (before the client
+    reads the answer, so its world is there for its first call); a DELETE answered with success ends it, and
+    so does an answer of 404 (the SDK no longer knows the session: it expired)."""
+
+    def __init__(self, app: ASGIApp, host: WorldHost) -> None:
+        self.app, self.host = app, host
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] != MCP_PATH:
+            await self.app(scope, receive, send)
+            return
+        session = Headers(scope=scope).get("mcp-session-id")
+        status = 0
+
+        async def watch(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                opened = Headers(raw=message.get("headers", [])).get("mcp-session-id")
+                if session is None and opened and status < 400:
+                    self.host.open(opened)
+            await send(message)
+
+        if session is not None:
+            self.host.touch(session)
+        try:
+            await self.app(scope, receive, watch)
+        finally:
+            if session is not None and scope["method"] == "DELETE" and 200 <= status < 300:
+                self.host.end(session, "was ended by its client")
+            elif session is not None and status == 404:
+                self.host.end(session, "was ended by the MCP transport (expired, or unknown to it)")
 
 
 def serve_http(host: WorldHost, address: str = "127.0.0.1", port: int = 8000) -> None:

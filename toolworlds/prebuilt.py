@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +34,16 @@ def family_world(entry: WorldFamily, lang: str = "en", seed: int = 0) -> World:
 class TaskWorlds:
     """A family's tasks (all, or the ids given), each task's world built on first use and then forked.
 
-    `data` is where to read the tasks (as `toolworlds run --data`), else the family's own.
-    Raises `LookupError` for an unknown family, a family without runnable tasks, a language
-    it lacks, or a task id it does not have.
+    `data` is where to read the tasks (as `toolworlds run --data`), else the family's own. `narrow`
+    gives the filters the ids are read under (its categories, difficulties and tags), as `toolworlds
+    run` reads `--task-ids` under its filters: a family may take an id to mean more than a task's own
+    id (ToolBench: the dataset's id, and mcpbr's `toolbench_N` counted after the filters), and such an
+    id answers for the one task it names. Raises `LookupError` for an unknown family, a family without
+    runnable tasks, a language it lacks, or a task id that names no task or several.
     """
 
     def __init__(self, family: str, tasks: Sequence[str] | None = None, lang: str = "en", seed: int = 0,
-                 data: Path | None = None) -> None:
+                 data: Path | None = None, *, narrow: TaskQuery | None = None) -> None:
         try:
             self.family = registry_family(family)
         except KeyError as exc:
@@ -49,11 +53,26 @@ class TaskWorlds:
                               "but no task (an instruction and the end state it should reach) to score an "
                               "episode against; build it with scenarios.registry.family(name).build_world(), "
                               "or run a family with tasks (banking, acebench, apibank, toolbench)")
-        loaded = self.family.tasks(TaskQuery(lang=lang, data=data, task_ids=tuple(tasks or ())))
+        query = replace(narrow or TaskQuery(), lang=lang, data=data, task_ids=tuple(tasks or ()), limit=None)
+        loaded = self.family.tasks(query)
         if loaded.problems:
             raise LookupError(f"{family}/{lang}: " + "; ".join(loaded.problems[:5]))
         self.tasks: Mapping[str, Task] = {task.id: task for task in loaded.tasks}
-        missing = [task_id for task_id in tasks or () if task_id not in self.tasks]
+        self.aliases: dict[str, str] = {}  # an id given that is not a task's own id -> the task it names
+        missing = []
+        narrowed = bool(query.categories or query.difficulties or query.tags)  # ids may then mean more
+        for task_id in tasks or ():
+            if task_id in self.tasks and not narrowed:
+                continue
+            one = len(tasks or ()) == 1
+            named = loaded.tasks if one else self.family.tasks(replace(query, task_ids=(task_id,))).tasks
+            if len(named) > 1:
+                raise LookupError(f"{family}/{lang}: {task_id} names {len(named)} tasks ("
+                                  f"{', '.join(task.id for task in named[:5])}); give one task's own id")
+            if named and named[0].id != task_id:
+                self.aliases[task_id] = named[0].id
+            elif not named:
+                missing.append(task_id)
         corrected = [task_id for task_id in missing if task_id in loaded.errata]
         if corrected:  # not a typo: say why the task is not there
             raise LookupError(f"{family}/{lang}: {', '.join(corrected)} left out by an erratum (`toolworlds doctor "
@@ -74,12 +93,13 @@ class TaskWorlds:
 
     def task(self, task_id: str) -> Task:
         try:
-            return self.tasks[task_id]
+            return self.tasks[self.aliases.get(task_id, task_id)]
         except KeyError:
             raise LookupError(f"{self.family.name} has no task {task_id!r}") from None
 
     def start(self, task_id: str) -> World:
         """The task's prebuilt world: read it, fork it, never act on it."""
+        task_id = self.aliases.get(task_id, task_id)
         built = self._built.get(task_id)
         if built is None:
             built = self._built[task_id] = self.task(task_id).world(self.seed)

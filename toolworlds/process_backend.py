@@ -10,6 +10,15 @@ times in all, and is then stored as failed with the reason. Should the pool itse
 gives up when a process dies between episodes with none running), the episodes it had not finished
 run again on a new pool, uncharged, as long as each new pool finishes something.
 
+No wait here is unbounded, whatever pebble misses. Each episode, as it starts in a pool process, leaves
+that process's id in a beacon file, so the driver knows which process runs it without asking pebble.
+pebble can lose an episode whose process dies: when the death is seen before the process's word that it
+took the episode, pebble looks for the episode, finds none, drops the death, and later marks the episode
+running in a process that no longer exists; its result never comes. The driver charges such an episode
+the death itself once its process has been gone for `LOST_SECONDS`. And a pool whose processes stop
+taking episodes (one died holding the lock on the pool's pipe) is seen as stalled after `STALL_SECONDS`
+with episodes waiting and processes idle: it is given up like a broken pool, and its episodes run again.
+
 Ctrl-C reaches the whole process group; pool processes ignore it and the driver ends them at once
 (the episodes they were running are not stored, so `--resume` runs them again). A pool process whose
 driver is gone (`kill -9`) ends itself within `DRIVER_CHECK_SECONDS`.
@@ -17,8 +26,10 @@ driver is gone (`kill -9`) ends itself within `DRIVER_CHECK_SECONDS`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
+import itertools
 import math
 import multiprocessing
 import os
@@ -26,7 +37,7 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -45,6 +56,13 @@ from .runner import AgentSpec, Gate, Outcome, Pending, failed_outcome, run_one
 WORKERS_PER_CPU = 16
 DRIVER_CHECK_SECONDS = 0.25  # how often a pool process checks that its driver is still there
 BROKEN_CHECK_SECONDS = 0.5  # how often the driver, waiting for outcomes, checks that its pool still runs
+# How long an episode's process may be gone with no word from pebble (it reports a death within 0.1 s) before
+# the driver charges the episode the death itself.
+LOST_SECONDS = 2.0
+# How long a pool may leave episodes waiting while some of its processes are idle (none started, none finished)
+# before it is given up as stalled. A new process starts in well under a second; an episode's own length does
+# not count, since a pool whose every process runs an episode is not idle.
+STALL_SECONDS = 30.0
 
 
 def pool_size(workers: int, pending: int) -> int:
@@ -101,16 +119,25 @@ class _PoolRun:
         self.size = size
         self.attempts = attempts
         self.deaths = [0] * len(pending)
+        self.beacons = ""  # the folder of this run's beacons (see the module's docstring)
+        self.serials = itertools.count()
+        self.sent: dict[Future[Outcome], str] = {}  # each unanswered future handed to a pool: its beacon
+        self.by_beacon: dict[str, Future[Outcome]] = {}
 
     def outcomes(self) -> Iterator[Outcome]:
+        with tempfile.TemporaryDirectory(prefix="toolworlds-beacons-") as beacons:
+            self.beacons = beacons
+            yield from self._pools()
+
+    def _pools(self) -> Iterator[Outcome]:
         from pebble import ProcessExpired, ProcessPool
 
         pending = self.pending
         todo = list(range(len(pending)))
         breaks = 0  # pools in a row that broke before finishing any episode
         while todo:
-            pool = ProcessPool(max_workers=min(self.size, len(todo)), initializer=_end_with_driver,
-                               initargs=(os.getpid(),))
+            processes = min(self.size, len(todo))
+            pool = ProcessPool(max_workers=processes, initializer=_end_with_driver, initargs=(os.getpid(),))
             try:
                 broken, finished = "", False
                 try:
@@ -119,22 +146,50 @@ class _PoolRun:
                     futures, broken = {}, str(exc)
                 else:
                     todo = []
+                watch = _Watch(processes)
                 while futures:
                     done, _ = wait(futures, timeout=BROKEN_CHECK_SECONDS, return_when=FIRST_COMPLETED)
-                    if not done and not pool.active:  # broken with episodes it will never answer for
-                        todo += futures.values()
-                        broken = broken or "the process pool stopped working"
-                        break
-                    for future in sorted(done, key=futures.__getitem__):  # several at once: in the order sent
+                    lost: set[Future[Outcome]] = set()
+                    if done:
+                        watch.finished()
+                    else:
+                        if not pool.active:  # broken with episodes it will never answer for
+                            todo += futures.values()
+                            broken = broken or "the process pool stopped working"
+                            break
+                        lost, stalled = watch.check(self._started(futures), len(futures))
+                        if stalled:
+                            todo += futures.values()
+                            broken = (f"the process pool stalled: no episode started or finished in "
+                                      f"{STALL_SECONDS:g} s while episodes waited and processes were idle")
+                            break
+                    for future in sorted(done | lost, key=futures.__getitem__):  # in the order sent
                         index = futures.pop(future)
+                        worker = self._worker(future)
+                        self._forget(future)
                         name, task, _, trial = pending[index]
-                        try:
-                            outcome = future.result()
-                        except BrokenProcessPool as exc:
-                            todo.append(index)
-                            broken = exception_line(exc)
-                            continue
-                        except ProcessExpired as exc:
+                        ending: str | None = None  # how its process ended, when it died under it
+                        if future in lost:  # pebble lost the episode with its process: the driver charges it
+                            ending = "exit code unknown (the pool lost track of it)"
+                        else:
+                            try:
+                                outcome = future.result()
+                            except BrokenProcessPool as exc:
+                                if worker is None or _alive(worker):  # not started, or not where a process died
+                                    todo.append(index)
+                                    broken = exception_line(exc)
+                                    continue
+                                ending = "exit code unknown (its process died as the pool broke)"
+                            except ProcessExpired as exc:
+                                ending = _ending(exc.exitcode)
+                            except TimeoutError as exc:  # pebble ended its process, and starts another in its place
+                                reason = (exception_line(exc) if self.time_limit is None else f"the episode was "
+                                          f"still running after its time limit of {self.time_limit:g} s; its process "
+                                          f"was ended")
+                                outcome = failed_outcome(name, task, f"worker: {reason}", trial)
+                            except Exception as exc:  # the episode or its outcome could not cross processes
+                                outcome = failed_outcome(name, task, f"worker: {exception_line(exc)}", trial)
+                        if ending is not None:
                             self.deaths[index] += 1
                             if self.deaths[index] < self.attempts:
                                 try:
@@ -145,14 +200,7 @@ class _PoolRun:
                                 continue
                             times = "time" if self.deaths[index] == 1 else "times"
                             outcome = failed_outcome(name, task, f"worker: the worker process running it died "
-                                                     f"{self.deaths[index]} {times}; last: {_ending(exc.exitcode)}",
-                                                     trial)
-                        except TimeoutError as exc:  # pebble ended its process, and starts another in its place
-                            reason = (exception_line(exc) if self.time_limit is None else f"the episode was still "
-                                      f"running after its time limit of {self.time_limit:g} s; its process was ended")
-                            outcome = failed_outcome(name, task, f"worker: {reason}", trial)
-                        except Exception as exc:  # the episode or its outcome could not cross to the other process
-                            outcome = failed_outcome(name, task, f"worker: {exception_line(exc)}", trial)
+                                                     f"{self.deaths[index]} {times}; last: {ending}", trial)
                         finished = True
                         yield outcome
             finally:  # done, interrupted (Ctrl-C) or abandoned: no process of this pool outlives it
@@ -166,16 +214,98 @@ class _PoolRun:
                     yield failed_outcome(name, task, reason, trial)
                 return
 
+    def _worker(self, future: Future[Outcome]) -> int | None:
+        """The process the episode of `future` started in, from its beacon; None before it started."""
+        return _beacon_pid(self.sent[future])
+
+    def _started(self, futures: Mapping[Future[Outcome], int]) -> dict[Future[Outcome], int]:
+        """The episodes of `futures` that have started, with their process. The beacon folder holds only the
+        beacons of unfinished episodes (`_forget` removes the others), so a wait reads a few files, not one
+        per episode queued."""
+        started = {}
+        for entry in os.scandir(self.beacons):
+            future = self.by_beacon.get(entry.path)
+            worker = None if future is None or future not in futures else _beacon_pid(entry.path)
+            if future is not None and worker is not None:
+                started[future] = worker
+        return started
+
+    def _forget(self, future: Future[Outcome]) -> None:
+        """`future` is answered for: its beacon goes."""
+        beacon = self.sent.pop(future)
+        self.by_beacon.pop(beacon, None)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(beacon)
+
     def _schedule(self, pool: Any, index: int) -> Future[Outcome]:
         """The episode handed to `pool`; `_PoolBroke` when the pool broke first (a process of it died while
         no episode was running), which pebble tells by refusing with a `RuntimeError`."""
         name, task, mode, trial = self.pending[index]
+        beacon = os.path.join(self.beacons, str(next(self.serials)))
         try:
             future: Future[Outcome] = pool.schedule(_run_in_pool, args=(name, task, self.spec, mode, self.gate,
-                                                                        trial), timeout=self.time_limit)
+                                                                        trial, beacon), timeout=self.time_limit)
         except RuntimeError as exc:
             raise _PoolBroke(f"the process pool broke while episodes were handed to it ({exc})") from None
+        self.sent[future] = beacon
+        self.by_beacon[beacon] = future
         return future
+
+
+class _Watch:
+    """What the driver sees of one pool's processes while it waits: episodes whose process is gone with no
+    word from pebble (lost), and whether the pool has stalled (see the module's docstring)."""
+
+    def __init__(self, processes: int) -> None:
+        self.processes = processes
+        self.gone: dict[int, float] = {}  # process id -> when the driver first saw it gone
+        self.started: frozenset[Future[Outcome]] = frozenset()
+        self.moved = time.monotonic()  # when an episode last started or finished, or no process was idle
+
+    def finished(self) -> None:
+        self.moved = time.monotonic()
+
+    def check(self, started: Mapping[Future[Outcome], int], unfinished: int) -> tuple[set[Future[Outcome]], bool]:
+        """`started`: the unfinished episodes that have started, with their process, of `unfinished` in all.
+        Returns the lost episodes, and whether the pool has stalled."""
+        now = time.monotonic()
+        lost: set[Future[Outcome]] = set()
+        running = 0
+        for future, worker in started.items():
+            if _alive(worker):
+                running += 1
+            elif now - self.gone.setdefault(worker, now) >= LOST_SECONDS:
+                lost.add(future)
+        begun = frozenset(started)
+        if begun - self.started or unfinished == len(begun) or running >= self.processes:
+            self.moved = now
+        self.started = begun
+        return lost, now - self.moved >= STALL_SECONDS
+
+
+def _beacon_pid(path: str) -> int | None:
+    """The process id a beacon holds; None while there is none."""
+    try:
+        with open(path) as beacon:
+            return int(beacon.read())
+    except (OSError, ValueError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` still runs (a zombie does not: it has ended, unreaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class _PoolBroke(Exception):
@@ -204,10 +334,15 @@ def _end_with_driver(driver: int) -> None:
     threading.Thread(target=watch, name="toolworlds-driver-watch", daemon=True).start()
 
 
-def _run_in_pool(task_set: str, task: Any, spec: AgentSpec, mode: str, gate: Gate | None, trial: int) -> Outcome:
-    """`run_one` in a pool process, with that process's SDK clients. A `SystemExit` or `KeyboardInterrupt`
-    that agent code raises (`run_one` stops only `Exception`s) is this episode's failure too: pebble would
-    hand it to the driver, where `future.result()` raising it would end the run."""
+def _run_in_pool(task_set: str, task: Any, spec: AgentSpec, mode: str, gate: Gate | None, trial: int,
+                 beacon: str) -> Outcome:
+    """`run_one` in a pool process, with that process's SDK clients, once its `beacon` names this process.
+    A `SystemExit` or `KeyboardInterrupt` that agent code raises (`run_one` stops only `Exception`s) is this
+    episode's failure too: pebble would hand it to the driver, where `future.result()` raising it would end
+    the run."""
+    with open(f"{beacon}.tmp", "w") as written:
+        written.write(str(os.getpid()))
+    os.replace(f"{beacon}.tmp", beacon)  # whole or absent: the driver never reads half a number
     try:
         return run_one(task_set, task, spec, mode, gate=gate, trial=trial, clients=_process_clients(os.getpid()))
     except BaseException as exc:

@@ -20,6 +20,13 @@ the reply leaves it), so when two episodes it had in flight both come back lost,
 may have been the one running. Neither is charged then, and each runs afterwards alone
 on an actor with nothing else in flight, where a death is unambiguous.
 
+Losing the cluster. When every node that could host a worker is lost (the only node, say),
+the workers that replace the dead ones can never start, and Ray waits for room without end;
+when the cluster itself stops answering, Ray's calls raise. Either way no episode is lost:
+once the cluster has had no CPU for `RayBackend.lost_after` seconds (a node that comes back
+in time is used), or at the first call that fails, every episode not yet finished is stored
+as failed, naming why, and `--resume --retry-failed` runs exactly those again.
+
 LLM agents. With `AgentSpec.concurrency` below the number of workers, one `RequestGate`
 actor holds the run's permits for the endpoint; every request of every worker waits for
 one, so a cluster of many workers does not flood an endpoint that takes a few requests
@@ -33,10 +40,12 @@ alone, so it is started listening on the loopback interface only.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import queue
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +63,7 @@ from .runner import AgentSpec, BackendError, Outcome, Pending, failed_outcome, r
 _LOOPBACK_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 IN_FLIGHT_PER_WORKER = 2  # one running, one queued behind it, so a worker never waits for the driver
 BUFFERED_OUTCOMES = 1024  # outcomes received and not yet stored, at most
+RERUN = "--resume --retry-failed runs it again"
 WORLDS_PER_WORKER = 1024  # prebuilt worlds an actor keeps; the oldest is dropped past this
 
 
@@ -158,11 +168,12 @@ class RayBackend:
     cluster this machine belongs to (`ray start`); "ray://host:port" reaches one through Ray
     Client. An already connected Ray (`ray.init` called by the caller) is used as it is.
     `workers`: actors to start (default: one per CPU of the cluster). `attempts`: tries of an
-    episode whose worker died under it."""
+    episode whose worker died under it. `lost_after`: see the module's docstring."""
 
     address: str | None = None
     workers: int | None = None
     attempts: int = 3
+    lost_after: float = 120.0  # seconds the cluster may have no CPU (its nodes lost) before the run gives up
     _live: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     @property
@@ -257,6 +268,7 @@ class _Dispatch:
         # may have been running when it died (one when the driver knows, more when it cannot tell).
         self.stillborn: list[frozenset[int]] = []
         self.stop = threading.Event()  # the driver stopped listening (interrupted, or done)
+        self.reported: set[int] = set()  # the episodes whose outcome was handed over
         self.started = 0
         cpus = float(ray.cluster_resources().get("CPU", 1.0))
         self.count = max(1, backend.workers if backend.workers is not None else int(cpus))
@@ -272,11 +284,27 @@ class _Dispatch:
             self.gate = ray.remote(num_cpus=0, max_concurrency=1000)(RequestGate).remote(spec.concurrency)
 
     def outcomes(self) -> Iterator[Outcome]:
+        """Every episode's outcome; when a call to Ray fails (the cluster, or the connection to it, is gone),
+        the episodes not yet finished are stored as failed, naming why."""
+        gone = (self.ray.exceptions.RayError, ConnectionError, OSError)
+        try:
+            yield from self._dispatched()
+        except gone as exc:
+            yield from self._give_up(f"worker: the Ray cluster stopped answering ({exception_line(exc)}); {RERUN}")
+
+    def _dispatched(self) -> Iterator[Outcome]:
         slots = [self._new_slot() for _ in range(min(self.count, len(self.pending)))]
         for slot in slots:
             self._fill(slot)
+        no_cpu_since: float | None = None
         while self.where and not self.stop.is_set():
             ready, _ = self.ray.wait(list(self.where), num_returns=1, timeout=0.2)
+            if not ready:
+                no_cpu_since = None if self._has_cpu() else no_cpu_since or time.monotonic()
+            if no_cpu_since is not None and time.monotonic() - no_cpu_since >= self.backend.lost_after:
+                yield from self._give_up(f"worker: the Ray cluster has had no CPU to run a worker on for "
+                                         f"{self.backend.lost_after:g} s (its nodes were lost); {RERUN}")
+                return
             if not ready:
                 continue
             slot, index = self.where[ready[0]]
@@ -295,21 +323,27 @@ class _Dispatch:
             except Exception as exc:  # the outcome could not come back (lost object, serialisation)
                 self._forget(ready[0], slot)
                 name, task, _, trial = self.pending[index]
-                yield failed_outcome(name, task, f"worker: {exception_line(exc)}", trial)
+                yield self._reported(index, failed_outcome(name, task, f"worker: {exception_line(exc)}", trial))
             else:
                 self._forget(ready[0], slot)
                 slot.finished += 1
                 self.stillborn.clear()
-                yield outcome
+                yield self._reported(index, outcome)
             self._fill(slot)
 
     def close(self) -> None:
         """End the run's actors now, so the CPUs they hold are free for the next run at once."""
-        for actor in self.backend._live.values():
-            self.ray.kill(actor)
+        for actor in [*self.backend._live.values(), *([self.gate] if self.gate is not None else [])]:
+            self._kill(actor)
         self.backend._live.clear()
-        if self.gate is not None:
-            self.ray.kill(self.gate)
+
+    def _kill(self, actor: Any) -> None:
+        with contextlib.suppress(Exception):  # a cluster that is gone has nothing left to end
+            self.ray.kill(actor)
+
+    def _has_cpu(self) -> bool:
+        """Whether some live node of the cluster offers a CPU (Ray counts only live nodes)."""
+        return float(self.ray.cluster_resources().get("CPU", 0.0)) > 0
 
     def _new_slot(self) -> _Slot:
         self.started += 1
@@ -370,7 +404,7 @@ class _Dispatch:
             done, _ = self.ray.wait([ref], timeout=0)
             if done:
                 try:
-                    yield self.ray.get(ref)  # it finished before its worker died
+                    yield self._reported(index, self.ray.get(ref))  # it finished before its worker died
                     continue
                 except Exception:
                     pass
@@ -389,20 +423,25 @@ class _Dispatch:
                 # leaves the run now. They must not count as a cluster that cannot run anything.
                 self.stillborn.clear()
             name, task, _, trial = self.pending[index]
-            yield failed_outcome(name, task, f"worker: the Ray worker running it died {self.tries[index]} "
-                                             f"times; last: {reason}", trial)
+            died = f"worker: the Ray worker running it died {self.tries[index]} times; last: {reason}"
+            yield self._reported(index, failed_outcome(name, task, died, trial))
 
     def _replace(self, dead: _Slot) -> _Slot:
-        self.ray.kill(dead.actor)  # a worker that is only unreachable must not come back to run episodes twice
+        self._kill(dead.actor)  # a worker that is only unreachable must not come back to run episodes twice
         return self._new_slot()
 
+    def _reported(self, index: int, outcome: Outcome) -> Outcome:
+        self.reported.add(index)
+        return outcome
+
     def _give_up(self, reason: str) -> Iterator[Outcome]:
-        indices = [index for _, index in self.where.values()] + list(self.alone) + list(self.todo)
+        """Every episode not yet reported, stored as failed for `reason`; the run's workers ended."""
+        indices = [index for index in range(len(self.pending)) if index not in self.reported]
         for slot, _ in list(self.where.values()):
-            self.ray.kill(slot.actor)
+            self._kill(slot.actor)
         self.where.clear()
         self.alone.clear()
         self.todo.clear()
         for index in sorted(set(indices)):
             name, task, _, trial = self.pending[index]
-            yield failed_outcome(name, task, reason, trial)
+            yield self._reported(index, failed_outcome(name, task, reason, trial))

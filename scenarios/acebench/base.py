@@ -95,13 +95,13 @@ class BaseApi(AceApp[DeviceState]):
     app_name = "BaseApi"
     saved_attributes = ("wifi", "logged_in")
 
-    @tool
+    @tool(destructive=False, idempotent=True)
     def turn_on_wifi(self) -> dict:
         """Turn on the phone's Wi-Fi connection."""
         self.state.wifi = True
         return ok(self.texts.wifi_on)
 
-    @tool
+    @tool(destructive=False, idempotent=True)
     def login_device(self) -> dict:
         """Log in to the phone."""
         self.state.logged_in = True

@@ -72,7 +72,7 @@ class FoodPlatform(AceApp[FoodState]):
     def default_state(self, lang: str) -> Mapping[str, Any]:
         return defaults.food_state(lang)
 
-    @tool
+    @tool(destructive=False, idempotent=True)
     def login_food_platform(self, username: UserName,
                             password: Annotated[str, Ref("FoodPlatform", "users.{username}.password")]) -> dict:
         """Log a user in to the food platform (needs Wi-Fi).
@@ -112,7 +112,7 @@ class FoodPlatform(AceApp[FoodState]):
             return fail(self.texts.balance_user_unknown.format(name=user_name))
         return user.balance
 
-    @tool
+    @tool(destructive=False)
     def add_food_delivery_order(self, username: Annotated[str, Ref("FoodPlatform", "logged_in_users")],
                                 merchant_name: MerchantName, items: list[OrderItem]) -> dict:
         """Place a delivery order for a logged-in user; the total is paid from their balance.

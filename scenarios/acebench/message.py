@@ -55,7 +55,7 @@ class MessageApi(AceApp[MessageState]):
         contact = peek(self.state.user_list, name)
         return None if contact is None else contact.user_id
 
-    @tool
+    @tool(destructive=False)
     def send_message(self, sender_name: ContactName, receiver_name: ContactName, message: str) -> dict:
         """Send a text message from one contact to another.
 
@@ -79,7 +79,7 @@ class MessageApi(AceApp[MessageState]):
         state.inbox[state.message_id_counter] = Message(sender_id=sender, receiver_id=receiver, message=message)
         return ok(text.message_sent.format(receiver=receiver_name))
 
-    @tool
+    @tool(idempotent=True)
     def delete_message(self, message_id: MessageId) -> dict:
         """Delete a message by its id.
 

@@ -53,7 +53,7 @@ class ReminderApi(AceApp[ReminderState]):
                 return {"status": True, "reminder": reminder}
         return fail(self.texts.reminder_title_unknown.format(title=title))
 
-    @tool
+    @tool(destructive=False)
     def add_reminder(self, title: str, description: str, time: str) -> dict:
         """Add a reminder.
 
@@ -72,7 +72,7 @@ class ReminderApi(AceApp[ReminderState]):
         state.reminder_list[key] = Reminder(reminder_id=key, title=title, description=description, time=time)
         return ok(self.texts.reminder_added.format(title=title))
 
-    @tool
+    @tool(idempotent=True)
     def delete_reminder(self, reminder_id: ReminderKey) -> dict:
         """Delete a reminder by its key in the reminder list.
 
@@ -96,7 +96,7 @@ class ReminderApi(AceApp[ReminderState]):
         ]
         return {"status": True, "reminders": reminders} if reminders else fail(self.texts.no_reminders)
 
-    @tool
+    @tool(destructive=False, idempotent=True)
     def mark_as_notified(self, reminder_id: ReminderKey) -> dict:
         """Mark a reminder as notified.
 

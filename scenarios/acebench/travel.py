@@ -264,7 +264,7 @@ class Travel(AceApp[TravelState]):
                             code="invalid_value")
         return max(baggage_count - allowance, 0) * BAG_FEE
 
-    @tool
+    @tool(destructive=False)
     def reserve_flight(
         self,
         user_id: UserId,
@@ -311,7 +311,7 @@ class Travel(AceApp[TravelState]):
         state.fares_paid[reservation_id] = self._price(flight, cabin)
         return text.booked.format(id=reservation_id, total=total)
 
-    @tool
+    @tool(idempotent=True)
     def modify_flight(
         self,
         user_id: UserId,
@@ -393,7 +393,7 @@ class Travel(AceApp[TravelState]):
             state.reservation_status[reservation_id] = changed_status
         return " ".join(notes) if notes else text.no_extra_fees
 
-    @tool
+    @tool(idempotent=True)
     def cancel_reservation(self, user_id: UserId, reservation_id: UsersReservation, reason: str) -> str:
         """Cancel a reservation and refund the fare (a 10% fee within 24 hours of departure).
 

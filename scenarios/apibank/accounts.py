@@ -78,7 +78,7 @@ class Accounts(RandomSource[AccountsState]):
     def check_token(self, token: Token) -> dict:
         return {"username": self.username_for(token)}
 
-    @api("RegisterUser", omit_name=True)
+    @api("RegisterUser", omit_name=True, destructive=False)
     def register_user(self, username: str, password: str, email: str) -> dict:
         if username in self.state.accounts:
             raise ApiError("The username already exists.")
@@ -89,13 +89,13 @@ class Accounts(RandomSource[AccountsState]):
         self.state.accounts[username] = {"password": password, "token": token, "email": email}
         return {"token": token}
 
-    @api("DeleteAccount", omit_name=True)
+    @api("DeleteAccount", omit_name=True, idempotent=True)
     def delete_account(self, token: Token) -> dict:
         username = self.username_for(token)
         del self.state.accounts[username]
         return {"status": "success"}
 
-    @api("ModifyPassword")
+    @api("ModifyPassword", idempotent=True)
     def modify_password(
         self, token: Token,
         old_password: Annotated[str, Ref("Accounts", "accounts", "password", where={"token": "{token}"})],
@@ -167,7 +167,7 @@ class Bank(App[BankState]):
             raise ApiError("The user does not have an account.")
         return record["balance"]
 
-    @api("OpenBankAccount")
+    @api("OpenBankAccount", destructive=False)
     def open_bank_account(self, account: str, password: str, name: str) -> str:
         opened = self.state.opened
         if any(entry.get("account") == account for entry in opened.values()):

@@ -58,9 +58,11 @@ class ApiError(ToolError):
         super().__init__(message, code="api_exception")
 
 
-def api(name: str, *, level: int = 1, mutates: bool = True, echo: str = "declared",
-        omit_name: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Make a method the tool `name`, described exactly as API-Bank's catalogue describes it.
+def api(name: str, *, level: int = 1, mutates: bool = True, echo: str = "declared", omit_name: bool = False,
+        destructive: bool | None = None, idempotent: bool = False
+        ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Make a method the tool `name`, described exactly as API-Bank's catalogue describes it
+    (`mutates`, `destructive`, `idempotent`: as `sandbox.tool` takes them).
 
     `echo` says what the envelope's `input` holds: "declared" (every parameter),
     "given" (only those passed) or "none" (`input` is null). `omit_name` drops
@@ -73,7 +75,8 @@ def api(name: str, *, level: int = 1, mutates: bool = True, echo: str = "declare
         lines += [f"    {param}: {info.get('description', param)}" for param, info in entry.input_parameters.items()]
         fn.__doc__ = "\n".join(lines) if entry.input_parameters else entry.description or name
         fn.__apibank__ = {"echo": echo, "omit_name": omit_name}  # type: ignore[attr-defined]
-        return tool(name=name, description=entry.description or name, mutates=mutates)(fn)
+        return tool(name=name, description=entry.description or name, mutates=mutates, destructive=destructive,
+                    idempotent=idempotent)(fn)
 
     return mark
 

@@ -141,12 +141,12 @@ class Level3(App[Level3State]):
         record = self._user(username, password)
         return {key: value for key, value in record.items() if key != "password"}
 
-    @api("PersonalInfoUpdate", level=3)
+    @api("PersonalInfoUpdate", level=3, idempotent=True)
     def personal_info_update(self, username: Level3User, password: Level3Password, address: str) -> dict:
         self._user(username, password)["address"] = address
         return {"status": "success"}
 
-    @api("AddMeeting", level=3)
+    @api("AddMeeting", level=3, destructive=False)
     def add_meeting(self, meeting_topic: str, start_time: MeetingTime, end_time: MeetingTime, location: str,
                     attendees: LiteralStrList) -> str:
         strict_time(start_time)

@@ -43,7 +43,7 @@ class Agenda(_Gated):
 
     app_name = "Agenda"
 
-    @api("AddAgenda")
+    @api("AddAgenda", destructive=False)
     def add_agenda(self, token: Token, content: str, time: Annotated[str, recorded("Agenda", "time")],
                    location: str) -> str:
         strict_time(time)
@@ -54,7 +54,7 @@ class Agenda(_Gated):
                                                         "location": location}
         return "success"
 
-    @api("DeleteAgenda")
+    @api("DeleteAgenda", idempotent=True)
     def delete_agenda(self, token: Token, content: Annotated[str, owned("Agenda", "content")],
                       time: Annotated[str, owned("Agenda", "time")],
                       location: Annotated[str, owned("Agenda", "location")]) -> str:
@@ -69,7 +69,7 @@ class Agenda(_Gated):
             raise ApiError(f"You have no meeting at time : {time}")
         return "success"
 
-    @api("ModifyAgenda")
+    @api("ModifyAgenda", idempotent=True)
     def modify_agenda(self, token: Token, content: Annotated[str, owned("Agenda", "content")],
                       time: Annotated[str, owned("Agenda", "time")],
                       location: Annotated[str, owned("Agenda", "location")]) -> str:
@@ -108,14 +108,14 @@ class Alarm(_Gated):
 
     app_name = "Alarm"
 
-    @api("AddAlarm")
+    @api("AddAlarm", destructive=False)
     def add_alarm(self, token: Token, time: Annotated[str, recorded("Alarm", "time")]) -> str:
         strict_time(time)
         username = self.user(token)
         self.state.records[self.next_key_by_count()] = {"username": username, "time": time}
         return "success"
 
-    @api("DeleteAlarm")
+    @api("DeleteAlarm", idempotent=True)
     def delete_alarm(self, token: Token, time: Annotated[str, owned("Alarm", "time")]) -> str:
         strict_time(time)
         found = self.find_any(self.user(token), time=time)
@@ -124,7 +124,7 @@ class Alarm(_Gated):
         del self.state.records[found[0]]
         return "success"
 
-    @api("ModifyAlarm")
+    @api("ModifyAlarm", idempotent=True)
     def modify_alarm(self, token: Token, from_time: Annotated[str, owned("Alarm", "time")],
                      to_time: Annotated[str, recorded("Alarm", "time")]) -> str:
         strict_time(from_time)
@@ -156,7 +156,7 @@ class Reminder(_Gated):
             raise ApiError("Content should not be null")
         return self.find_any(self.user(token), content=content, time=time)
 
-    @api("AddReminder")
+    @api("AddReminder", destructive=False)
     def add_reminder(self, token: Token, content: str, time: Annotated[str, recorded("Reminder", "time")]) -> str:
         strict_time(time)
         if content.strip() == "":
@@ -165,7 +165,7 @@ class Reminder(_Gated):
         self.state.records[self.next_key_by_max()] = {"username": username, "content": content, "time": time}
         return "success"
 
-    @api("DeleteReminder")
+    @api("DeleteReminder", idempotent=True)
     def delete_reminder(self, token: Token, content: Annotated[str, owned("Reminder", "content")],
                         time: Annotated[str, owned("Reminder", "time")]) -> str:
         found = self._checked(token, content, time)
@@ -174,7 +174,7 @@ class Reminder(_Gated):
         del self.state.records[found[0]]
         return "success"
 
-    @api("ModifyReminder")
+    @api("ModifyReminder", idempotent=True)
     def modify_reminder(self, token: Token, content: Annotated[str, owned("Reminder", "content")],
                         time: Annotated[str, owned("Reminder", "time")]) -> str:
         found = self._checked(token, content, time)
@@ -214,7 +214,7 @@ class Meeting(_Gated):
             return ApiError(f"You have no meeting about {meeting_topic}")
         return ApiError(f"You have no meeting at time : {start_time}")
 
-    @api("AddMeeting")
+    @api("AddMeeting", destructive=False)
     def add_meeting(self, token: Token, meeting_topic: str,
                     start_time: Annotated[str, recorded("Meeting", "start_time")],
                     end_time: Annotated[str, recorded("Meeting", "end_time")], location: str,
@@ -229,7 +229,7 @@ class Meeting(_Gated):
             "location": location, "attendees": attendees}
         return "success"
 
-    @api("DeleteMeeting")
+    @api("DeleteMeeting", idempotent=True)
     def delete_meeting(self, token: Token, meeting_topic: Annotated[str, owned("Meeting", "meeting_topic")],
                        start_time: Annotated[str, owned("Meeting", "start_time")],
                        end_time: Annotated[str, owned("Meeting", "end_time")],
@@ -241,7 +241,7 @@ class Meeting(_Gated):
         del self.state.records[found[0]]
         return "success"
 
-    @api("ModifyMeeting")
+    @api("ModifyMeeting", idempotent=True)
     def modify_meeting(self, token: Token, meeting_topic: Annotated[str, owned("Meeting", "meeting_topic")],
                        start_time: Annotated[str, owned("Meeting", "start_time")],
                        end_time: Annotated[str, owned("Meeting", "end_time")],

@@ -54,7 +54,7 @@ class Hospital(RandomSource[HospitalState]):
 
     app_name = "Hospital"
 
-    @api("AppointmentRegistration")
+    @api("AppointmentRegistration", destructive=False)
     def appointment_registration(self, patient_name: str, date: AppointmentDate, doctor_name: Doctor) -> str:
         patient, doctor = patient_name.strip(), doctor_name.strip()
         if not patient or not doctor:
@@ -73,14 +73,14 @@ class Hospital(RandomSource[HospitalState]):
         records[appointment_id] = {"patient_name": patient, "date": day, "doctor_name": doctor}
         return appointment_id
 
-    @api("CancelRegistration")
+    @api("CancelRegistration", idempotent=True)
     def cancel_registration(self, appointment_id: AppointmentId) -> str:
         if appointment_id not in self.state.records:
             raise ApiError("The appointment ID is incorrect.")
         del self.state.records[appointment_id]
         return "success"
 
-    @api("ModifyRegistration")
+    @api("ModifyRegistration", idempotent=True)
     def modify_registration(self, appointment_id: AppointmentId, new_appointment_date: AppointmentDate | None = None,
                             new_appointment_doctor: Doctor | None = None) -> str:
         key = appointment_id.strip()
@@ -136,7 +136,7 @@ class Health(App[HealthState]):
 
     app_name = "Health"
 
-    @api("RecordHealthData")
+    @api("RecordHealthData", destructive=False)
     def record_health_data(self, user_id: HealthUser, time: HealthTime, health_data: LiteralList) -> str:
         user = user_id.upper().strip()
         if not user:
@@ -243,7 +243,7 @@ class SmartHome(App[HomeState]):
             cleaned.append({"name": name, "description": str(device["description"]).strip()})
         return sorted(cleaned, key=lambda d: d["name"])
 
-    @api("AddScene")
+    @api("AddScene", destructive=False)
     def add_scene(self, name: str, devices: Devices) -> str:
         key, cleaned = self._scene_name(name), self._devices(devices)
         if key in self.state.scenes:
@@ -251,7 +251,7 @@ class SmartHome(App[HomeState]):
         self.state.scenes[key] = cleaned
         return "success"
 
-    @api("ModifyScene")
+    @api("ModifyScene", idempotent=True)
     def modify_scene(self, name: SceneName, devices: Devices) -> str:
         key, cleaned = self._scene_name(name), self._devices(devices)
         if key not in self.state.scenes:
@@ -266,7 +266,7 @@ class SmartHome(App[HomeState]):
             raise ApiError("Scene not found.")
         return self.state.scenes[key]
 
-    @api("DeleteScene")
+    @api("DeleteScene", idempotent=True)
     def delete_scene(self, name: SceneName) -> str:
         key = self._scene_name(name)
         if key not in self.state.scenes:
@@ -274,7 +274,7 @@ class SmartHome(App[HomeState]):
         del self.state.scenes[key]
         return "success"
 
-    @api("TimedSwitch")
+    @api("TimedSwitch", destructive=False)
     def timed_switch(self, name: DeviceName, time: SwitchTime, on: bool) -> str:
         device = name.strip().lower()
         if not device:
@@ -288,7 +288,7 @@ class SmartHome(App[HomeState]):
         schedule.append({"time": moment, "on": on})
         return "success"
 
-    @api("CancelTimedSwitch")
+    @api("CancelTimedSwitch", idempotent=True)
     def cancel_timed_switch(self, name: DeviceName, time: SwitchTime) -> str:
         device = name.strip().lower()
         if not device:
@@ -313,7 +313,7 @@ class Hotel(App[HotelState]):
 
     app_name = "Hotel"
 
-    @api("BookHotel")
+    @api("BookHotel", destructive=False)
     def book_hotel(self, hotel_name: str, check_in_time: Annotated[str, Ref("Hotel", "orders", "check_in_time")],
                    check_out_time: Annotated[str, Ref("Hotel", "orders", "check_out_time")], room_count: int,
                    adult_count: int, child_count: int) -> str:

@@ -137,7 +137,7 @@ class Bank(AceApp[BankState]):
 
     # -- sessions ----------------------------------------------------------------------------
 
-    @tool
+    @tool(destructive=False, idempotent=True)
     def login_bank(self, customer_id: CustomerId,
                    password: Annotated[str, Ref("Bank", "customers.{customer_id}.password")]) -> dict:
         """Log a customer in to online banking (needs Wi-Fi and a logged-in device).
@@ -169,7 +169,7 @@ class Bank(AceApp[BankState]):
         state.sessions.append(customer_id)
         return {"status": True, "message": text.logged_in.format(customer_id=customer_id)}
 
-    @tool
+    @tool(destructive=False, idempotent=True)
     def logout_bank(self, customer_id: SessionId) -> dict:
         """Log a customer out of online banking.
 
@@ -208,7 +208,7 @@ class Bank(AceApp[BankState]):
         account = self._own(customer_id, account_id, usable=False)
         return {"status": True, "account_id": account_id, "balance": account.balance, "state": account.status}
 
-    @tool
+    @tool(destructive=False)
     def open_account(self, customer_id: SessionId, kind: Literal["checking", "savings"] = "checking") -> dict:
         """Open a new, empty account for a customer.
 
@@ -234,7 +234,7 @@ class Bank(AceApp[BankState]):
         account_lifecycle.fire(account, trigger, refusal=refusal)
         return {"status": True, "message": done.format(account_id=account_id)}
 
-    @tool
+    @tool(destructive=False, idempotent=True)
     def freeze_account(self, customer_id: SessionId, account_id: OwnAccountId) -> dict:
         """Freeze an account so no money moves in or out until it is unfrozen.
 
@@ -244,7 +244,7 @@ class Bank(AceApp[BankState]):
         """
         return self._move_account(customer_id, account_id, "freeze", self.bank_texts.froze)
 
-    @tool
+    @tool(destructive=False, idempotent=True)
     def unfreeze_account(self, customer_id: SessionId, account_id: OwnAccountId) -> dict:
         """Unfreeze a frozen account.
 
@@ -254,7 +254,7 @@ class Bank(AceApp[BankState]):
         """
         return self._move_account(customer_id, account_id, "unfreeze", self.bank_texts.unfroze)
 
-    @tool
+    @tool(idempotent=True)
     def close_account(self, customer_id: SessionId, account_id: OwnAccountId) -> dict:
         """Close an open account; its balance must be zero.
 
@@ -266,7 +266,7 @@ class Bank(AceApp[BankState]):
 
     # -- money -------------------------------------------------------------------------------
 
-    @tool
+    @tool(destructive=False)
     def deposit(self, customer_id: SessionId, account_id: OwnAccountId, amount: Amount) -> dict:
         """Deposit cash into an account.
 
@@ -426,7 +426,7 @@ class Bank(AceApp[BankState]):
         if loan.status == "active" and any(i.status == "overdue" for i in loan.schedule):
             loan_lifecycle.fire(loan, "fall_behind")
 
-    @tool
+    @tool(destructive=False)
     def apply_loan(
         self,
         customer_id: SessionId,
@@ -470,7 +470,7 @@ class Bank(AceApp[BankState]):
                 "message": text.loan_approved.format(loan_id=loan_id, amount=amount, account_id=account_id,
                                                      payment=first.principal + first.interest, due=first.due_date)}
 
-    @tool
+    @tool(destructive=False)
     def get_loan(self, customer_id: SessionId, loan_id: OwnLoanId) -> dict:
         """Show a loan with its repayment schedule, brought up to date (overdue installments, late fees).
 
@@ -512,7 +512,7 @@ class Bank(AceApp[BankState]):
         self._settle(loan)
         return {"status": True, "message": text.repaid.format(amount=amount, loan_id=loan_id, remaining=_owed(loan))}
 
-    @tool
+    @tool(idempotent=True)
     def pay_off_loan(self, customer_id: SessionId, loan_id: OwnLoanId, account_id: OwnAccountId) -> dict:
         """Repay a loan early: fees, the current installment, and all remaining principal (later interest is waived).
 

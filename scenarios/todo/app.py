@@ -54,7 +54,7 @@ class TodoApp(App[TodoState]):
         task = self._find(task_id)
         return {"id": task.id, "status": task_lifecycle.fire(task, trigger)}
 
-    @tool
+    @tool(destructive=False)
     def add_task(
         self,
         title: Annotated[str, Field(min_length=1, max_length=200)],
@@ -97,7 +97,7 @@ class TodoApp(App[TodoState]):
         """
         return self._find(task_id)
 
-    @tool
+    @tool(idempotent=True)
     def complete_task(self, task_id: TaskId) -> dict:
         """Mark an open task as done.
 
@@ -106,7 +106,7 @@ class TodoApp(App[TodoState]):
         """
         return self._move(task_id, "complete")
 
-    @tool
+    @tool(idempotent=True)
     def reopen_task(self, task_id: TaskId) -> dict:
         """Reopen a task that was marked done.
 
@@ -115,7 +115,7 @@ class TodoApp(App[TodoState]):
         """
         return self._move(task_id, "reopen")
 
-    @tool
+    @tool(idempotent=True)
     def archive_task(self, task_id: TaskId) -> dict:
         """Archive a task so it no longer shows as open work.
 
@@ -124,7 +124,7 @@ class TodoApp(App[TodoState]):
         """
         return self._move(task_id, "archive")
 
-    @tool
+    @tool(destructive=False, idempotent=True)
     def tag_tasks(self, task_ids: list[TaskId], tag: Annotated[str, Field(min_length=1)]) -> dict:
         """Add a tag to several tasks at once; nothing changes if any id is unknown.
 
@@ -140,7 +140,7 @@ class TodoApp(App[TodoState]):
             tagged.append(task_id)
         return {"tagged": tagged}
 
-    @tool
+    @tool(idempotent=True)
     def delete_task(self, task_id: TaskId) -> str:
         """Delete a task for good.
 

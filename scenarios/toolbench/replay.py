@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from sandbox.bounds import exception_line
+
 from ..family import ReplayReport
 from .sources import read_tasks
 from .tasks import ToolBenchTask
@@ -32,8 +34,14 @@ class GoldReplay:
 
 
 def replay_task(task: ToolBenchTask) -> GoldReplay:
-    """The task's expected calls run in order in a fresh world, and what the world said to each."""
-    world = task.world()
+    """The task's expected calls run in order in a fresh world, and what the world said to each. A world
+    that cannot be built (loaders refuse the tool descriptions known to break one) is a finding of its own,
+    never a traceback."""
+    try:
+        world = task.world()
+    except Exception as exc:
+        return GoldReplay(task.id, task.source, len(task.expected_calls),
+                          (f"its world cannot be built from its tools: {exception_line(exc)}",))
     refused = []
     for call in task.expected_calls:
         name = call["name"]

@@ -38,6 +38,18 @@ class ToolShapeError(ValueError):
     """A tool description that cannot be read as a tool (no name, parameters not an object)."""
 
 
+def usable_name(name: str, what: str) -> str:
+    """`name` when a tool or parameter may bear it; `ToolShapeError` when it holds a NUL character or a lone
+    surrogate, which no UTF-8 text, JSON encoder or database column carries as it is (a world could not
+    even be built from such a tool: its pydantic model refuses the name)."""
+    if "\x00" in name:
+        raise ToolShapeError(f"{what} {name.replace(chr(0), '?')!r} holds a NUL character")
+    if any("\ud800" <= char <= "\udfff" for char in name):
+        shown = "".join("?" if "\ud800" <= char <= "\udfff" else char for char in name)
+        raise ToolShapeError(f"{what} {shown!r} holds a lone surrogate (not a Unicode character)")
+    return name
+
+
 def normalize_tool(tool: Any) -> dict[str, Any]:
     """One tool as `{"name", "description", "parameters"}` in plain JSON Schema.
 
@@ -47,7 +59,7 @@ def normalize_tool(tool: Any) -> dict[str, Any]:
     if isinstance(tool, str):
         if not tool.strip():
             raise ToolShapeError("a tool with an empty name")
-        return {"name": tool, "description": "", "parameters": None}
+        return {"name": usable_name(tool, "tool"), "description": "", "parameters": None}
     if not isinstance(tool, Mapping):
         raise ToolShapeError(f"a tool must be an object or a name, not {type(tool).__name__}")
     if isinstance(tool.get("function"), Mapping):  # an OpenAI tool: {"type": "function", "function": {...}}
@@ -55,6 +67,7 @@ def normalize_tool(tool: Any) -> dict[str, Any]:
     name = tool.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ToolShapeError("a tool without a string 'name'")
+    usable_name(name, "tool")
     description = tool.get("description")
     raw = tool.get("parameters")
     return {"name": name, "description": description if isinstance(description, str) else "",
@@ -86,13 +99,14 @@ def _object_schema(tool: str, raw: Any) -> dict[str, Any]:
         raise ToolShapeError(f"'required' of {tool} must be a list of names")
     # A property that is null says nothing: parquet files hold one struct for all rows' properties,
     # null where a row's tool lacks one.
-    normalized = {str(key): _property(value) for key, value in properties.items() if value is not None}
+    normalized = {usable_name(str(key), f"{tool}'s parameter"): _property(tool, value)
+                  for key, value in properties.items() if value is not None}
     for name in required:  # required but never described: still a parameter the tool takes
-        normalized.setdefault(name, {})
+        normalized.setdefault(usable_name(name, f"{tool}'s parameter"), {})
     return {"type": "object", "properties": normalized, "required": list(dict.fromkeys(required))}
 
 
-def _property(raw: Any) -> dict[str, Any]:
+def _property(tool: str, raw: Any) -> dict[str, Any]:
     if not isinstance(raw, Mapping):
         return {}
     out: dict[str, Any] = {}
@@ -105,9 +119,10 @@ def _property(raw: Any) -> dict[str, Any]:
     if isinstance(enum, list) and enum and all(isinstance(v, (str, int, float, bool)) for v in enum):
         out["enum"] = list(enum)
     if kind == "array" and isinstance(raw.get("items"), Mapping):
-        out["items"] = _property(raw["items"])
+        out["items"] = _property(tool, raw["items"])
     if kind == "object" and isinstance(raw.get("properties"), Mapping):
-        out["properties"] = {str(k): _property(v) for k, v in raw["properties"].items()}
+        out["properties"] = {usable_name(str(k), f"{tool}'s parameter"): _property(tool, v)
+                             for k, v in raw["properties"].items()}
     return out
 
 
