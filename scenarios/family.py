@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from sandbox import World
 
+    from .generation import TaskGenerator
+
 
 @runtime_checkable
 class Task(Protocol):
@@ -135,6 +137,8 @@ class WorldFamily:
         replay: Replays gold paths from a data folder, or None.
         filters: The optional `TaskQuery` filters its tasks can answer ("difficulties",
             "tags"); a query using another is refused rather than silently ignored.
+        generator: Makes its task generator (`scenarios.generation.TaskGenerator`), or None for a
+            family without one. A family with one reads generated files (`--data tasks.jsonl`) too.
     """
 
     name: str
@@ -146,6 +150,7 @@ class WorldFamily:
     load_tasks: Callable[[TaskQuery], TaskLoad] | None = None
     replay: Replayer | None = None
     filters: tuple[str, ...] = ()
+    generator: Callable[[], TaskGenerator] | None = None
 
     def data_source(self, given: Path | None) -> Path:
         """The folder or file to read tasks from; raises `LookupError` saying what to pass."""
@@ -160,13 +165,21 @@ class WorldFamily:
         return source
 
     def tasks(self, query: TaskQuery) -> TaskLoad:
-        if self.load_tasks is None:
+        if self.load_tasks is None and self.generator is None:
             raise LookupError(f"{self.name} has no runnable tasks")
         if query.lang not in self.languages:
             raise LookupError(f"{self.name} has no {query.lang!r} tasks; languages: {', '.join(self.languages)}")
         unanswered = query.unanswered(self.filters)
         if unanswered:
             raise LookupError(f"{self.name} tasks carry no {' or '.join(unanswered)} to filter on")
+        if self.generator is not None and query.data is not None and query.data.suffix == ".jsonl":
+            from .generation import is_generated, load_generated  # only for generated files
+
+            if is_generated(query.data):
+                return load_generated(query.data, query, self.generator())
+        if self.load_tasks is None:
+            raise LookupError(f"{self.name} has only generated tasks: make some with `toolworlds generate "
+                              f"{self.name}` and pass the file")
         return self.load_tasks(query)
 
 

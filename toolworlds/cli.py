@@ -178,7 +178,13 @@ def doctor(
     data: Annotated[Path | None, typer.Option(help="Benchmark folder or task file to lint.")] = None,
     lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
 ) -> None:
-    """Name every task whose gold path does not reproduce its ground truth, and why."""
+    """Name every task whose gold path does not reproduce its ground truth, and why.
+
+    `doctor generated:FILE` checks a generated task set: every line readable, every task solved by
+    the oracle as a run scores it, no repeated (instruction, ground truth)."""
+    if family_name.startswith("generated:"):
+        _doctor_generated(Path(family_name.partition(":")[2]))
+        return
     report = _replay_report(family_name, data, lang, {})
     for finding in report.findings:
         console.print(f"[red]{escape(finding)}[/]", highlight=False, soft_wrap=True)
@@ -187,6 +193,44 @@ def doctor(
     console.print(f"{len(report.rows)} rows: {sum(report.ok)} reproduce, {len(report.findings)} finding(s)")
     if report.findings:
         raise typer.Exit(code=1)
+
+
+def _doctor_generated(path: Path) -> None:
+    from .generation import check_generated
+
+    checkup = check_generated(path)
+    for finding in checkup.findings[:50]:
+        console.print(f"[red]{escape(finding)}[/]", highlight=False, soft_wrap=True)
+    more = len(checkup.findings) - 50
+    if more > 0:
+        console.print(f"[red]... and {more} more finding(s)[/]")
+    console.print(f"{checkup.tasks} tasks: {checkup.solved} solved by the oracle, {len(checkup.findings)} finding(s)")
+    if checkup.findings:
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def generate(
+    family_name: Annotated[str, typer.Argument(metavar="FAMILY", help="A family with a task generator: banking, "
+                                               "acebench, todo.")],
+    n: Annotated[int, typer.Option("-n", min=1, help="How many verified tasks.")] = 100,
+    seed: Annotated[int, typer.Option(help="Seed: the same arguments give the same file, byte for byte.")] = 0,
+    difficulty: Annotated[int, typer.Option(min=1, max=5, help="1 to 5 (docs/generation.md).")] = 1,
+    lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
+    out: Annotated[Path, typer.Option(help="The JSON-lines file to write.")] = Path("tasks.jsonl"),
+) -> None:
+    """Generate verified tasks: each replayed by the oracle in a fresh world before it is kept.
+
+    Run them with `toolworlds run --tasks generated:FILE`; check a file with `toolworlds doctor generated:FILE`."""
+    from scenarios.generation import GenerationError
+
+    from .generation import generate_file
+
+    try:
+        made = generate_file(family_name, n, seed, difficulty, lang, out)
+    except (LookupError, GenerationError) as exc:
+        raise fail(_said(exc)) from None
+    console.print(Text(made.summary()))
 
 
 def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> list["TaskSet"]:
@@ -199,6 +243,9 @@ def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> l
         raise fail("--data names one family's tasks: give exactly one --tasks with it")
     sets = []
     for name in names:
+        if name.startswith("generated:"):
+            sets.append(_generated_set(name, langs, query))
+            continue
         entry = _family(name)
         if entry.load_tasks is None:
             runnable = [f.name for f in families() if f.load_tasks is not None]
@@ -225,6 +272,28 @@ def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> l
             errors.print(f"[yellow]note:[/] {escape(name)}: no data for " + escape(", ".join(absent)),
                          highlight=False, soft_wrap=True)
     return sets
+
+
+def _generated_set(name: str, langs: list[str] | None, query: TaskQuery) -> "TaskSet":
+    """The task set of a `generated:FILE`: its family and language come from the file's header."""
+    from .generation import generated_path, generated_source
+    from .runner import TaskSet
+
+    path = generated_path(name)
+    try:
+        entry, lang = generated_source(path) if path is not None else (None, "")
+        if entry is None:
+            raise LookupError(f"{name}: name a file after generated:")
+        if langs and lang not in langs:
+            raise LookupError(f"{path} holds {lang} tasks, not {', '.join(langs)}")
+        loaded = entry.tasks(dataclasses.replace(query, lang=lang, data=path))
+    except (LookupError, ValueError, OSError) as exc:
+        raise fail(_said(exc)) from None
+    if loaded.problems:
+        raise fail(f"{path}: " + "; ".join(loaded.problems[:5]))
+    if not loaded.tasks:
+        raise fail(f"{path}: no tasks match")
+    return TaskSet(entry.name, lang, loaded.tasks, entry.end_state_mode)
 
 
 def _languages(given: list[str] | None, extra: list[str]) -> list[str] | None:
@@ -277,7 +346,8 @@ def hide_secret(url: str, text: str) -> str:
 def run(
     ctx: typer.Context,
     tasks: Annotated[list[str] | None, typer.Option(
-        "--tasks", help="Task families: banking (bundled), acebench, apibank, toolbench.")] = None,
+        "--tasks", help="Task families: banking (bundled), acebench, apibank, toolbench; or generated:FILE (a "
+                        "file from `toolworlds generate`).")] = None,
     lang: Annotated[list[str] | None, typer.Option("--lang", help="Languages, e.g. --lang en zh (default: every "
                                                    "one the family's data holds).")] = None,
     data: Annotated[Path | None, typer.Option(help="Task data folder or file (default: the family's own).")] = None,
@@ -398,6 +468,8 @@ def run(
             raise fail(f"{option} must be a finite number, not {value}")
     runs_on = _backend(backend, address, workers, episode_timeout)
     chosen = _run_config(config)
+    if data is None and tasks and len(tasks) == 1 and tasks[0].startswith("generated:"):
+        data = Path(tasks[0].partition(":")[2])  # stored with the run, so its resume reads the same file
     query = TaskQuery(
         data=data if data is not None else (Path(chosen.data) if chosen.data else None),
         limit=limit if limit is not None else chosen.sample_size,
