@@ -26,7 +26,7 @@ from toolworlds.episodes import run_episode
 from toolworlds.prebuilt import TaskWorlds
 
 runner = CliRunner()
-GENERATORS = {name: family(name).generator for name in ("banking",)}
+GENERATORS = {name: family(name).generator for name in ("banking", "acebench")}
 
 
 def _generator(name: str):  # type: ignore[no-untyped-def]

@@ -564,6 +564,11 @@ def _print_benchmark_tables(sets: list["TaskSet"], episodes: list[Any], folder: 
 
     from .report import results_table
 
+    if data is not None and data.suffix == ".jsonl":
+        from scenarios.generation import is_generated
+
+        if is_generated(data):
+            return  # generated tasks are not the benchmark's: its tables would score them against its answers
     for task_set in sets:
         scorer = family_function(task_set.family, "score_run")
         records = tuple((e.category, json.loads(e.result_record)) for e in episodes

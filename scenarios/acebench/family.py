@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from types import MappingProxyType
+from typing import Any
 
 from ..datasets import dataset_dir
 from ..family import TaskLoad, TaskQuery, WorldFamily, select
@@ -58,4 +59,11 @@ FAMILY = WorldFamily(
     find_data=functools.partial(dataset_dir, "acebench"),
     load_tasks=load,
     replay=replay_report,
+    generator=lambda: _generator(),
 )
+
+
+def _generator() -> Any:
+    from .generate import GENERATOR  # only when generating or reading a generated file
+
+    return GENERATOR
