@@ -41,13 +41,13 @@ FORMAT = "toolworlds-generated"
 FORMAT_VERSION = 1
 
 LEVELS: Mapping[int, str] = {
-    1: "one state-changing call; everything named as the call needs it",
-    2: "two state-changing calls; things named as the user knows them, so a lookup comes first",
-    3: "three state-changing calls; the output of one is an argument of a later one",
-    4: "four state-changing calls with dependencies; a precondition the instruction does not mention, "
+    1: "one request (one or two state-changing calls); everything named as the call needs it",
+    2: "two requests; things named as the user knows them, so a lookup comes first",
+    3: "three requests or more; the output of one call is an argument of a later one",
+    4: "more state-changing calls, with dependencies; a precondition the instruction does not mention, "
        "and distractor tools offered",
-    5: "five or more state-changing calls as at 4; and ACEBench's special cases (a required detail "
-       "missing, a value that is wrong, a request no tool serves), scored as ACEBench scores them",
+    5: "the most state-changing calls, as at 4; and ACEBench's special cases (a required detail missing, "
+       "a value that is wrong, a request no tool serves), scored as ACEBench scores them",
 }
 SPECIAL_CATEGORIES = ("special_incomplete", "special_error_param", "special_irrelevant")
 

@@ -9,9 +9,10 @@ eleven flights), so variety comes from who asks, what they ask and how they say 
 2. two requests, one of them needing a lookup (the cheapest dish on a menu);
 3. a request whose later call needs an earlier call's output (the earliest message's id before
    deleting it to make room, a reminder's key found by its title, a flight number found by route
-   and day) and another request;
-4. as 3, with Wi-Fi off or the phone logged out (unsaid), and an app offered that is not needed;
-5. two such requests and two more; one candidate in ten is an ACEBench special case (a message or
+   and day) and two more requests;
+4. two such requests and another, with Wi-Fi off or the phone logged out (unsaid), and an app
+   offered that is not needed;
+5. three such requests and two more; one candidate in ten is an ACEBench special case (a message or
    reminder without its text or title, a time that does not exist, a request no tool serves).
 
 Each candidate states the balances, messages and reminders its end state must show, from the
@@ -236,8 +237,8 @@ class _Draft:
         if level >= 2:
             simple = [self.remind, lambda: self.order(cheapest=True), self.order]
         compound: list[Callable[[], bool]] = [self.send, self.unremind, lambda: self.book(by_route=True)]
-        plan = {1: [simple], 2: [simple, simple], 3: [compound, simple], 4: [compound, simple],
-                5: [compound, compound, simple, simple]}[level]
+        plan = {1: [simple], 2: [simple, simple], 3: [compound, simple, simple], 4: [compound, compound, simple],
+                5: [compound, compound, compound, simple, simple]}[level]
         for choices in self.rng.sample(plan, len(plan)):
             if not self.rng.choice(choices)():
                 return None
@@ -282,9 +283,10 @@ class AceBenchGenerator:
     languages: tuple[str, ...] = ("en", "zh")
 
     def propose(self, rng: random.Random, difficulty: int, lang: str) -> Candidate:
+        special = difficulty >= 5 and rng.random() < SPECIAL_SHARE  # drawn once: redrawn drafts keep the share
         while True:
             draft = _Draft(rng, lang, difficulty)
-            if difficulty >= 5 and rng.random() < SPECIAL_SHARE:
+            if special:
                 return _special(draft)
             candidate = draft.write()
             if candidate is not None:

@@ -336,9 +336,10 @@ class BankingGenerator:
     languages: tuple[str, ...] = ("en", "zh")
 
     def propose(self, rng: random.Random, difficulty: int, lang: str) -> Candidate:
+        special = difficulty >= 5 and rng.random() < SPECIAL_SHARE  # drawn once: redrawn drafts keep the share
         while True:
             draft = _Draft(rng, lang, difficulty)
-            if difficulty >= 5 and rng.random() < SPECIAL_SHARE:
+            if special:
                 return _special(draft)
             candidate = draft.write()
             if candidate is not None:
