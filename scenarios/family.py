@@ -178,8 +178,8 @@ class WorldFamily:
             if is_generated(query.data):
                 return load_generated(query.data, query, self.generator())
         if self.load_tasks is None:
-            raise LookupError(f"{self.name} has only generated tasks: make some with `toolworlds generate "
-                              f"{self.name}` and pass the file")
+            raise LookupError(f"{self.name} has no runnable tasks of its own: make some with `toolworlds generate "
+                              f"{self.name}` and pass the file as its data")
         return self.load_tasks(query)
 
 

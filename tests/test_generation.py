@@ -26,7 +26,7 @@ from toolworlds.episodes import run_episode
 from toolworlds.prebuilt import TaskWorlds
 
 runner = CliRunner()
-GENERATORS = {name: family(name).generator for name in ("banking", "acebench")}
+GENERATORS = {name: family(name).generator for name in ("banking", "acebench", "todo")}
 
 
 def _generator(name: str):  # type: ignore[no-untyped-def]
