@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .family import TaskLoad, TaskQuery
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 FORMAT = "toolworlds-generated"
 FORMAT_VERSION = 1
 
-LEVELS: Mapping[int, str] = {
+LEVELS: Mapping[int, str] = MappingProxyType({
     1: "one request (one or two state-changing calls); everything named as the call needs it",
     2: "two requests; things named as the user knows them, so a lookup comes first",
     3: "three requests or more; the output of one call is an argument of a later one",
@@ -48,7 +49,7 @@ LEVELS: Mapping[int, str] = {
        "and distractor tools offered",
     5: "the most state-changing calls, as at 4; and ACEBench's special cases (a required detail missing, "
        "a value that is wrong, a request no tool serves), scored as ACEBench scores them",
-}
+})
 SPECIAL_CATEGORIES = ("special_incomplete", "special_error_param", "special_irrelevant")
 
 
@@ -300,13 +301,13 @@ class GeneratedFile:
         return str(self.header.get("lang", ""))
 
 
-_HEADER_FIELDS: Mapping[str, type | tuple[type, ...]] = {
+_HEADER_FIELDS: Mapping[str, type | tuple[type, ...]] = MappingProxyType({
     "family": str, "lang": str, "seed": int, "difficulty": int, "generator": str, "toolsets": dict,
-}
-_RECORD_FIELDS: Mapping[str, type | tuple[type, ...]] = {
+})
+_RECORD_FIELDS: Mapping[str, type | tuple[type, ...]] = MappingProxyType({
     "id": str, "category": str, "question": str, "involved_classes": list, "toolset": str,
     "paths": list, "initial_config": dict,
-}
+})
 
 
 def read_generated(path: Path) -> GeneratedFile:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from sandbox import Call, World
@@ -41,13 +42,13 @@ SPECIAL_SHARE = 0.1
 PEOPLE = ("Eve", "Frank", "Grace")  # in every app's data: contacts, food users, travellers
 CONTACTS = ("Eve", "Frank", "Grace", "Helen", "Isaac", "Jack")
 EARLIEST = (3, 6, 2, 5, 1, 4)  # the inbox's messages from the earliest, by their dates
-REMINDERS = {"Doctor's Appointment": 1, "Team Meeting": 2, "To-do list": 3}
-TRAVELLERS = {"Eve": "user1", "Frank": "user2", "Grace": "user3"}
-ALLOWANCE = {"regular": (1, 2), "silver": (2, 3), "gold": (3, 3)}
+REMINDERS: Mapping[str, int] = MappingProxyType({"Doctor's Appointment": 1, "Team Meeting": 2, "To-do list": 3})
+TRAVELLERS: Mapping[str, str] = MappingProxyType({"Eve": "user1", "Frank": "user2", "Grace": "user3"})
+ALLOWANCE: Mapping[str, tuple[int, int]] = MappingProxyType({"regular": (1, 2), "silver": (2, 3), "gold": (3, 3)})
 BAG_FEE = 50
 APPS = ("MessageApi", "ReminderApi", "FoodPlatform", "Travel")
-NEEDS = {"MessageApi": ("wifi", "logged_in"), "ReminderApi": ("logged_in",), "FoodPlatform": ("wifi",),
-         "Travel": ()}
+NEEDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "MessageApi": ("wifi", "logged_in"), "ReminderApi": ("logged_in",), "FoodPlatform": ("wifi",), "Travel": ()})
 
 
 def _when(rng: random.Random, lang: str) -> tuple[str, str]:

@@ -26,6 +26,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from types import MappingProxyType
 from typing import Any
 
 from sandbox import Call, World
@@ -41,7 +42,7 @@ VERSION = "1"
 SPECIAL_SHARE = 0.1
 TODAY = dt.date(2024, 7, 14)  # the simulated clock's first day
 _WORDS = ("sunny", "river", "maple", "tiger", "lotus", "amber", "cedar", "pearl", "comet", "olive")
-_ON = {"wifi": True, "logged_in": True}
+_ON: Mapping[str, bool] = MappingProxyType({"wifi": True, "logged_in": True})
 
 
 @dataclass
