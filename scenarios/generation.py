@@ -81,9 +81,18 @@ class Candidate:
 class TaskGenerator(Protocol):
     """What a family gives to have its tasks generated (see docs/generation.md)."""
 
-    family: str
-    version: str
-    languages: tuple[str, ...]
+    @property
+    def family(self) -> str:
+        """The family's name in the registry (or `world:package.module:factory`)."""
+        ...
+
+    @property
+    def version(self) -> str:
+        """Changes whenever the same arguments would give other tasks."""
+        ...
+
+    @property
+    def languages(self) -> tuple[str, ...]: ...
 
     def propose(self, rng: random.Random, difficulty: int, lang: str) -> Candidate:
         """One candidate of this difficulty, drawn from `rng` only."""

@@ -183,3 +183,29 @@ def test_noisy_agent_does_worse_on_harder_levels() -> None:
             wins += scorer(task, world, episode.process, "exact").success
         rates.append(wins / len(tasks))
     assert rates[0] > rates[1] > rates[2]
+
+
+@pytest.mark.parametrize("factory", ["scenarios.todo.app:todo_world", "library_example:library_world"])
+def test_any_world_gets_generated_tasks_from_its_tools(factory: str, tmp_path: Path) -> None:
+    from scenarios.any_world import world_family
+    from tests.worlds import docs_example
+
+    docs_example()  # the library world of docs/testing.md, importable as library_example
+    entry = world_family(f"world:{factory}")
+    assert entry.generator is not None
+    generator = entry.generator()
+    for level in (1, 3):
+        made = generate(generator, 8, seed=1, difficulty=level, lang="en")
+        assert list(made.lines()) == list(generate(generator, 8, seed=1, difficulty=level, lang="en").lines())
+        path = tmp_path / f"w{level}.jsonl"
+        made.write(path)
+        result = runner.invoke(app, ["doctor", f"generated:{path}"])
+        assert result.exit_code == 0, result.output
+        assert "8 solved by the oracle, 0 finding(s)" in result.output
+        changes = [len([m for m in r["paths"][0] if not m.startswith("[list")]) for r in made.records]
+        assert min(changes) >= level
+
+
+def test_a_world_that_cannot_be_imported_is_named() -> None:
+    result = runner.invoke(app, ["generate", "world:no_such_module:factory", "-n", "1"])
+    assert result.exit_code == 2 and "cannot import 'no_such_module'" in result.output

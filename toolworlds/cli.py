@@ -243,8 +243,10 @@ def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> l
         raise fail("--data names one family's tasks: give exactly one --tasks with it")
     sets = []
     for name in names:
-        if name.startswith("generated:"):
-            sets.append(_generated_set(name, langs, query))
+        if name.startswith("generated:") or (name.startswith("world:") and query.data is not None):
+            # a user's world (`world:package.module:factory`) runs only from a generated file
+            sets.append(_generated_set(name if name.startswith("generated:") else f"generated:{query.data}",
+                                       langs, query))
             continue
         entry = _family(name)
         if entry.load_tasks is None:

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scenarios.any_world import PREFIX as WORLD_PREFIX
+from scenarios.any_world import world_family
 from scenarios.family import TaskQuery, WorldFamily
 from scenarios.generation import GeneratedSet, GenerationError, generate, read_generated
 from scenarios.registry import families, family
@@ -46,9 +48,10 @@ def generator_families() -> list[str]:
 
 
 def family_generator(name: str) -> Any:
-    """The task generator of family `name`; `LookupError` naming those that have one."""
+    """The task generator of family `name` (or of `world:package.module:factory`); `LookupError` naming
+    those that have one."""
     try:
-        entry = family(name)
+        entry = _family(name)
     except KeyError as exc:
         raise LookupError(exc.args[0]) from None
     if entry.generator is None:
@@ -82,12 +85,19 @@ def generated_source(path: Path) -> tuple[WorldFamily, str]:
     if not read.header:
         raise LookupError("; ".join(read.problems[:3]) or f"{path}: not a generated task set")
     try:
-        entry = family(read.family)
+        entry = _family(read.family)
     except KeyError as exc:
         raise LookupError(f"{path}: {exc.args[0]}") from None
     if entry.generator is None:
         raise LookupError(f"{path}: {read.family} has no task generator to read it")
     return entry, read.lang
+
+
+def _family(name: str) -> WorldFamily:
+    """A registered family, or the family of a user's world (`world:package.module:factory`)."""
+    if name.startswith(WORLD_PREFIX):
+        return world_family(name)
+    return family(name)
 
 
 @dataclass
