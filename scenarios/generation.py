@@ -44,7 +44,7 @@ FORMAT_VERSION = 1
 LEVELS: Mapping[int, str] = MappingProxyType({
     1: "one request (one or two state-changing calls); everything named as the call needs it",
     2: "two requests; things named as the user knows them, so a lookup comes first",
-    3: "three requests or more; the output of one call is an argument of a later one",
+    3: "three state-changing calls or more; the output of one call is an argument of a later one",
     4: "more state-changing calls, with dependencies; a precondition the instruction does not mention, "
        "and distractor tools offered",
     5: "the most state-changing calls, as at 4; and ACEBench's special cases (a required detail missing, "

@@ -40,7 +40,15 @@ class WorldTask(BaseModel):
         return world
 
     def end_state(self, world: World) -> Any:
+        """The state of the apps the task involves (every app's when it names none)."""
+        return end_state(world, self.involved_classes)
+
+
+def end_state(world: World, classes: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    """The dumps of `classes` (every app's when empty), keyed by app name: a task's ground truth."""
+    if not classes:
         return world.state()
+    return {name: world.apps[name].dump() for name in classes if name in world.apps}
 
 
 def world_task(record: Mapping[str, Any], functions: list[dict[str, Any]], lang: str, family: str,

@@ -51,7 +51,7 @@ def family_generator(name: str) -> Any:
     """The task generator of family `name` (or of `world:package.module:factory`); `LookupError` naming
     those that have one."""
     try:
-        entry = _family(name)
+        entry = family_of(name)
     except KeyError as exc:
         raise LookupError(exc.args[0]) from None
     if entry.generator is None:
@@ -85,7 +85,7 @@ def generated_source(path: Path) -> tuple[WorldFamily, str]:
     if not read.header:
         raise LookupError("; ".join(read.problems[:3]) or f"{path}: not a generated task set")
     try:
-        entry = _family(read.family)
+        entry = family_of(read.family)
     except KeyError as exc:
         raise LookupError(f"{path}: {exc.args[0]}") from None
     if entry.generator is None:
@@ -93,7 +93,7 @@ def generated_source(path: Path) -> tuple[WorldFamily, str]:
     return entry, read.lang
 
 
-def _family(name: str) -> WorldFamily:
+def family_of(name: str) -> WorldFamily:
     """A registered family, or the family of a user's world (`world:package.module:factory`)."""
     if name.startswith(WORLD_PREFIX):
         return world_family(name)

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from ..datasets import dataset_dir
 from ..family import TaskLoad, TaskQuery, WorldFamily, select
@@ -85,4 +86,11 @@ FAMILY = WorldFamily(
     find_data=functools.partial(dataset_dir, "api-bank"),
     load_tasks=load,
     replay=replay_report,
+    generator=lambda: _generator(),
 )
+
+
+def _generator() -> Any:
+    from .generate import GENERATOR  # only when generating or reading a generated file
+
+    return GENERATOR
