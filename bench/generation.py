@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--n", type=int, default=BUDGET_TASKS, help="tasks generated per family and level")
     parser.add_argument("--sample", type=int, default=300, help="tasks played by the oracle and the noisy agent")
     parser.add_argument("--families", nargs="+",
-                        default=["banking", "acebench", "todo", "world:scenarios.todo.app:todo_world"])
+                        default=["banking", "acebench", "todo", "apibank", "world:scenarios.todo.app:todo_world"])
     parser.add_argument("--lang", default="en")
     parser.add_argument("--seed", type=int, default=0)
     options = parser.parse_args(argv)
