@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import random
+import re
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -180,7 +181,8 @@ class _Draft:
                     return None
                 continue
             bound[param.key] = value
-            said.append(f"{param.info.description or param.name}".rstrip(".").lower() + ": " + words)
+            described = re.split(r",? e\.g\.", param.info.description or param.name)[0]
+            said.append(described.rstrip(".").lower() + ": " + words)
         return bound, said
 
     def value(self, annotation: Any, metadata: tuple[Any, ...], refs: tuple[Any, ...], bound: dict[str, Any],

@@ -53,7 +53,8 @@ NEEDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
 
 def _when(rng: random.Random, lang: str) -> tuple[str, str]:
     """A reminder time as the user says it and as the tool takes it."""
-    month, day = rng.choice((7, 8)), rng.randrange(15 if rng.random() < 0.5 else 1, 29)
+    month = rng.choice((7, 8))
+    day = rng.randrange(15, 32) if month == 7 else rng.randrange(1, 29)  # after the phone's date, 2024-07-14
     hour, minute = rng.randrange(7, 21), rng.choice((0, 15, 30, 45))
     value = f"2024-{month:02d}-{day:02d} {hour:02d}:{minute:02d}"
     if lang == "zh":
@@ -219,8 +220,8 @@ class _Draft:
                                                       "payment_method": method, "baggage_count": bags}),))
         self.use("Travel")
         bags_said = "no" if bags == 0 and self.lang == "en" else bags
-        values = {"cabin": cabin, "bags": bags_said, "pay": PAYMENT[self.lang][method], "uid": uid,
-                  "pw": user["password"]}
+        values = {"cabin": cabin, "a": "an" if cabin[0] in "AEIOU" else "a", "bags": bags_said,
+                  "pay": PAYMENT[self.lang][method], "uid": uid, "pw": user["password"]}
         if by_route:
             month, day = int(flight["depart_time"][5:7]), int(flight["depart_time"][8:10])
             said = f"{month}月{day}日" if self.lang == "zh" else f"July {day}" if month == 7 else f"August {day}"
@@ -268,7 +269,8 @@ class _Draft:
                 body += ZH_COMMA + self.rng.choice(self.phrases["then"]) + request
             return identity + body + ("" if body.endswith(ZH_QUESTION) else ZH_STOP)
         first = self.requests[0]
-        sentences = [("Please " if not first.startswith("I") and self.rng.random() < 0.5 else "") + first]
+        polite = not first.startswith("I") and not first.endswith("?") and self.rng.random() < 0.5
+        sentences = [("Please " if polite else "") + first]
         for request in self.requests[1:]:
             sentences.append(self.rng.choice(self.phrases["then"]).strip() + " " + request)
         return identity + " " + " ".join(s[0].upper() + s[1:] + ("" if s.endswith(("?", "!")) else ".")

@@ -29,9 +29,9 @@ PHRASES: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType({
                         "get me {qty} of whatever is cheapest at {shop}; my food platform password is {pw}"),
         "book": ("book flight {flight} in {cabin} with {bags} checked bags, paid by {pay} (user id {uid}, "
                  "password {pw})",
-                 "reserve a {cabin} seat on {flight} for me with {bags} bags, paying by {pay}; my user id is {uid} "
+                 "reserve {a} {cabin} seat on {flight} for me with {bags} bags, paying by {pay}; my user id is {uid} "
                  "and password {pw}"),
-        "book_route": ("book me a {cabin} seat from {origin} to {dest} on {day} with {bags} checked bags, paid "
+        "book_route": ("book me {a} {cabin} seat from {origin} to {dest} on {day} with {bags} checked bags, paid "
                        "by {pay} (user id {uid}, password {pw})",
                        "I need to fly from {origin} to {dest} on {day}: {cabin}, {bags} bags, pay by {pay}; user "
                        "id {uid}, password {pw}"),

@@ -322,7 +322,8 @@ class _Draft:
                 body += ZH_COMMA + self.rng.choice(self.phrases["then"]) + request
             return identity + body + ("" if body.endswith(ZH_QUESTION) else ZH_STOP)
         first = self.requests[0]
-        sentences = [("Please " if not first.startswith("I") and self.rng.random() < 0.5 else "") + first]
+        polite = not first.startswith("I") and not first.endswith("?") and self.rng.random() < 0.5
+        sentences = [("Please " if polite else "") + first]
         for request in self.requests[1:]:
             sentences.append(self.rng.choice(self.phrases["then"]).strip() + " " + request)
         return identity + " " + " ".join(s[0].upper() + s[1:] + ("" if s.endswith("?") else ".") for s in sentences)

@@ -109,7 +109,7 @@ PHRASES: Phrases = MappingProxyType({
             "用{src}付给{payee}{amount}作为{memo}，对方账户是{dst}",
             "从{src}向{payee}（账户{dst}）转账{amount}，备注写“{memo}”",
         ),
-        "freeze": ("冻结{acct}，我的卡好像被偷了", "先把{acct}冻结", "{acct}的卡丢了，请冻结它"),
+        "freeze": ("冻结{acct}，我的卡好像被偷了", "把{acct}冻结", "{acct}的卡丢了，请冻结它"),
         "open_fund": (
             "开一个新的{kind}账户，再从{src}转{amount}进去",
             "帮我开个{kind}账户，并从{src}转入{amount}",
