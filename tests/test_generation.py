@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -134,6 +135,7 @@ def test_generate_run_and_doctor_from_the_command_line(tmp_path: Path) -> None:
 def test_doctor_names_a_task_the_oracle_does_not_solve_and_a_broken_line(tmp_path: Path) -> None:
     made = generate(_generator("banking"), 4, seed=2, difficulty=2, lang="en")
     made.records[1]["ground_truth"][1]["Bank"]["sessions"] = ["C999"]
+    made.records[2]["initial_config"]["Bank"]["accounts"] = "not accounts"
     path = tmp_path / "bad.jsonl"
     made.write(path)
     with path.open("a") as handle:
@@ -141,6 +143,7 @@ def test_doctor_names_a_task_the_oracle_does_not_solve_and_a_broken_line(tmp_pat
     result = runner.invoke(app, ["doctor", f"generated:{path}"])
     assert result.exit_code == 1
     assert f"{made.records[1]['id']}: the oracle does not solve it" in result.output
+    assert f"{made.records[2]['id']}: cannot be played: " in result.output
     assert "bad.jsonl:6: not valid JSON" in result.output
 
 
@@ -210,3 +213,14 @@ def test_any_world_gets_generated_tasks_from_its_tools(factory: str, tmp_path: P
 def test_a_world_that_cannot_be_imported_is_named() -> None:
     result = runner.invoke(app, ["generate", "world:no_such_module:factory", "-n", "1"])
     assert result.exit_code == 2 and "cannot import 'no_such_module'" in result.output
+
+
+def test_a_world_that_breaks_while_generating_is_one_line(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["generate", "world:tests.test_generation:broken_world", "-n", "2",
+                                 "--out", str(tmp_path / "t.jsonl")])
+    assert result.exit_code == 2
+    assert "generation failed: RuntimeError: no world today" in result.output
+
+
+def broken_world(seed: int = 0) -> Any:
+    raise RuntimeError("no world today")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandbox.bounds import exception_line
 from scenarios.any_world import PREFIX as WORLD_PREFIX
 from scenarios.any_world import world_family
 from scenarios.family import TaskQuery, WorldFamily
@@ -63,7 +64,12 @@ def generate_file(name: str, n: int, seed: int, difficulty: int, lang: str, out:
     """Generate `n` tasks of family `name` into `out`; `LookupError`/`GenerationError` say why not."""
     generator = family_generator(name)
     started = time.process_time()
-    tasks = generate(generator, n, seed=seed, difficulty=difficulty, lang=lang)
+    try:
+        tasks = generate(generator, n, seed=seed, difficulty=difficulty, lang=lang)
+    except (GenerationError, LookupError):
+        raise
+    except Exception as exc:  # a user's world (or a generator) that breaks: one line, never a traceback
+        raise GenerationError(f"{name}: generation failed: {exception_line(exc)}") from None
     took = time.process_time() - started
     try:
         tasks.write(out)
@@ -140,8 +146,12 @@ def check_generated(path: Path) -> Checkup:
         if key in seen:
             checkup.findings.append(f"{task.id}: the same instruction and ground truth as {seen[key]}")
         seen.setdefault(key, task.id)
-        world, episode = run_episode(task, OracleAgent(task))
-        score = scorer(task, world, episode.process, entry.end_state_mode)  # type: ignore[arg-type]
+        try:
+            world, episode = run_episode(task, OracleAgent(task))
+            score = scorer(task, world, episode.process, entry.end_state_mode)  # type: ignore[arg-type]
+        except Exception as exc:  # a task whose world cannot be built or scored: a finding, the others go on
+            checkup.findings.append(f"{task.id}: cannot be played: {exception_line(exc)}")
+            continue
         if score.success and episode.error is None:
             checkup.solved += 1
         else:
