@@ -147,6 +147,7 @@ def generate(generator: TaskGenerator, n: int, seed: int = 0, difficulty: int = 
     dropped: Counter[str] = Counter()
     seen: set[bytes] = set()
     toolsets: dict[str, list[dict[str, Any]]] = {}
+    known: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     records: list[dict[str, Any]] = []
     tries = 0
     while len(records) < n:
@@ -155,7 +156,7 @@ def generate(generator: TaskGenerator, n: int, seed: int = 0, difficulty: int = 
                                   f"the {n} asked (dropped: {dict(dropped)})")
         tries += 1
         candidate = generator.propose(rng, difficulty, lang)
-        outcome = verify(generator, candidate, lang)
+        outcome = verify(generator, candidate, lang, known)
         if isinstance(outcome, str):
             dropped[outcome] += 1
             continue
@@ -185,16 +186,22 @@ def generate(generator: TaskGenerator, n: int, seed: int = 0, difficulty: int = 
 Verified = tuple[Any, list[list[str]], list[dict[str, Any]]]
 
 
-def verify(generator: TaskGenerator, candidate: Candidate, lang: str) -> Verified | str:
+def verify(generator: TaskGenerator, candidate: Candidate, lang: str,
+           known: dict[tuple[str, ...], list[dict[str, Any]]] | None = None) -> Verified | str:
     """(ground truth, gold paths, offered functions) when the candidate holds, else why it is dropped.
 
     The gold path is sent as the oracle sends it, as bracket text through `World.execute`, so a
-    kept task's milestones are known to parse and reproduce."""
+    kept task's milestones are known to parse and reproduce. `known` keeps the offered tools per set
+    of apps across candidates: exporting them was a seventh of generating a banking task."""
     from sandbox.parsing import render_calls
 
     world = generator.world(candidate, lang)
-    functions = [schema for schema in world.schemas("acebench") if world.tools[schema["name"]].app
-                 in candidate.classes]
+    functions = (known or {}).get(candidate.classes)
+    if functions is None:
+        functions = [schema for schema in world.schemas("acebench") if world.tools[schema["name"]].app
+                     in candidate.classes]
+        if known is not None:
+            known[candidate.classes] = functions
     if candidate.special is not None:
         problem = special_problem(candidate.category, candidate.special, functions)
         if problem or candidate.path:
