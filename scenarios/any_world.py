@@ -67,13 +67,18 @@ def _seeded(factory: Callable[..., World]) -> Callable[..., World]:
     except (TypeError, ValueError):
         return factory
     takes_seed = "seed" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
-    if takes_seed:
-        return factory
+    return factory if takes_seed else _Unseeded(factory)
 
-    def build(seed: int = 0) -> World:
-        return factory()
 
-    return build
+@dataclass(frozen=True)
+class _Unseeded:
+    """A factory that takes no seed, called as one that does (a class, not a closure: worker processes
+    receive tasks, and their world builders, pickled)."""
+
+    factory: Callable[[], World]
+
+    def __call__(self, seed: int = 0) -> World:
+        return self.factory()
 
 
 def world_family(name: str) -> WorldFamily:
