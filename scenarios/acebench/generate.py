@@ -263,8 +263,9 @@ class _Draft:
     def question(self) -> str:
         identity = self.say("identity", name=self.me)
         if self.lang == "zh":
-            body = self.requests[0] if self.requests[0].startswith(("我", "帮", "给", "在", "用")) else \
-                "请" + self.requests[0]
+            first = self.requests[0]
+            body = first if first.startswith(("我", "帮", "给", "在", "用")) or first.endswith(ZH_QUESTION) else \
+                "请" + first
             for request in self.requests[1:]:
                 body += ZH_COMMA + self.rng.choice(self.phrases["then"]) + request
             return identity + body + ("" if body.endswith(ZH_QUESTION) else ZH_STOP)

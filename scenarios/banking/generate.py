@@ -371,7 +371,9 @@ def _special(draft: _Draft) -> Candidate:
         kind = rng.choice(("incomplete_amount", "incomplete_payee", "incomplete_term"))
         payee = next(p.name for p in draft.bank.people if p.cid != me.cid)
         values = {"src": draft.name_of(source), "dst": draft.name_of(other), "acct": draft.name_of(source),
-                  "payee": payee, "amount": draft.amount(_money(rng, 50, 2000))}
+                  "payee": payee,
+                  "amount": draft.amount(_money(rng, 1000, 30000, 500) if kind == "incomplete_term" else
+                                         _money(rng, 50, 2000))}
         request = draft.say(kind, **values)
         answer = {"apply_loan": ["term_months"]} if kind == "incomplete_term" else \
             {"transfer": ["to_account_id" if kind == "incomplete_payee" else "amount"]}
