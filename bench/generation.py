@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.table import Table
 
 from evaluators.task_score import episode_scorer
-from scenarios.generation import LEVELS, GeneratedSet, generate
+from scenarios.generation import LEVELS, GeneratedSet, GenerationError, generate
 from toolworlds.agents import NoisyAgent, OracleAgent
 from toolworlds.episodes import run_episode
 from toolworlds.generation import family_of as family
@@ -80,7 +80,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         generator = entry.generator()
         for level in sorted(LEVELS):
             started = time.process_time()
-            made = generate(generator, options.n, seed=options.seed, difficulty=level, lang=options.lang)
+            try:
+                made = generate(generator, options.n, seed=options.seed, difficulty=level, lang=options.lang)
+            except GenerationError as exc:  # fewer distinct tasks than asked: say so in the row
+                table.add_row(name, str(level), f"{time.process_time() - started:.2f}", "-", f"{BUDGET_SECONDS:.0f}",
+                              "-", "-", "-", str(exc)[:60], "-", "-", "-")
+                continue
             took = time.process_time() - started
             per_budget = took * BUDGET_TASKS / options.n
             tried = made.header["candidates"]
@@ -90,6 +95,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                           f"{per_budget / BUDGET_SECONDS:.2f}", str(tried), f"{(tried - options.n) / tried:.1%}",
                           commonest, str(duplicates(made)), f"{success(name, made, options.sample, 'oracle'):.1%}",
                           f"{success(name, made, options.sample, 'noisy'):.1%}")
+            print(f"done: {name} level {level} ({took:.1f} s)", file=sys.stderr, flush=True)
     Console(width=200).print(table)
 
 

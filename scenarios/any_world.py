@@ -37,7 +37,10 @@ PREFIX = "world:"
 VERSION = "1"
 NAME_FIELDS = ("title", "name", "user_name", "product", "label")
 WORDS = ("groceries", "report", "meeting notes", "invoice", "holiday plans", "birthday party", "car repair",
-         "budget", "reading list", "garden work")
+         "budget", "reading list", "garden work", "tax return", "dentist visit", "team lunch", "gym plan",
+         "book order", "flight check-in", "rent payment", "school trip", "bike service", "photo album")
+QUALIFIERS = ("for Monday", "for the team", "before Friday", "for mum", "next week", "for the office", "this weekend",
+              "for the trip", "for the kids", "at home")
 _UNSET = object()
 
 
@@ -229,6 +232,8 @@ class _Draft:
                 word = day + (f" {self.rng.randrange(8, 20):02d}:00" if "hh:mm" in hint else "")
             else:
                 word = self.rng.choice(WORDS)
+                if self.rng.random() < 0.6:
+                    word += " " + self.rng.choice(QUALIFIERS)
             word = word[: int(limits.get("max_length", 60))]
             return word, repr(word)
         return _UNSET, ""
