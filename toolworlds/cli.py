@@ -211,8 +211,8 @@ def _doctor_generated(path: Path) -> None:
 
 @app.command()
 def generate(
-    family_name: Annotated[str, typer.Argument(metavar="FAMILY", help="A family with a task generator: banking, "
-                                               "acebench, todo.")],
+    family_name: Annotated[str, typer.Argument(metavar="FAMILY", help="A family with a task generator (banking, "
+                                               "acebench, apibank, todo) or world:package.module:factory.")],
     n: Annotated[int, typer.Option("-n", min=1, help="How many verified tasks.")] = 100,
     seed: Annotated[int, typer.Option(help="Seed: the same arguments give the same file, byte for byte.")] = 0,
     difficulty: Annotated[int, typer.Option(min=1, max=5, help="1 to 5 (docs/generation.md).")] = 1,
