@@ -174,7 +174,8 @@ def replay(
 @app.command()
 def doctor(
     family_name: Annotated[str, typer.Argument(metavar="FAMILY",
-                                               help="Task family: acebench, banking, apibank or toolbench.")],
+                                               help="Task family: acebench, banking, apibank or toolbench; "
+                                                    "or generated:FILE.")],
     data: Annotated[Path | None, typer.Option(help="Benchmark folder or task file to lint.")] = None,
     lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
 ) -> None:
