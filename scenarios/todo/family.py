@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sandbox import World
+
 from ..family import WorldFamily
 from .app import todo_world
 
@@ -14,5 +16,10 @@ def _generator() -> Any:
     return GENERATOR
 
 
+def _world(*, seed: int = 0, lang: str = "en") -> World:
+    """The to-do world; it has no language of its own (its generated tasks come in en and zh)."""
+    return todo_world(seed=seed)
+
+
 FAMILY = WorldFamily(name="todo", description="A tiny to-do list: the engine's example world.",
-                     build_world=todo_world, languages=("en", "zh"), generator=_generator)
+                     build_world=_world, languages=("en", "zh"), generator=_generator)
