@@ -172,7 +172,7 @@ class WorldFamily:
         unanswered = query.unanswered(self.filters)
         if unanswered:
             raise LookupError(f"{self.name} tasks carry no {' or '.join(unanswered)} to filter on")
-        if self.generator is not None and query.data is not None and query.data.suffix == ".jsonl":
+        if self.generator is not None and query.data is not None and query.data.is_file():
             from .generation import is_generated, load_generated  # only for generated files
 
             if is_generated(query.data):

@@ -161,7 +161,7 @@ def test_unreadable_generated_files_are_named_not_raised(tmp_path: Path) -> None
 
 def test_a_generated_set_loads_where_integrations_start_episodes(tmp_path: Path) -> None:
     made = generate(_generator("banking"), 5, seed=4, difficulty=3, lang="en")
-    path = tmp_path / "t.jsonl"
+    path = tmp_path / "t.json"  # known by its header, whatever its name
     made.write(path)
     worlds = TaskWorlds("banking", lang="en", data=path)
     assert list(worlds.tasks) == [r["id"] for r in made.records]

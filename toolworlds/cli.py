@@ -567,7 +567,7 @@ def _print_benchmark_tables(sets: list["TaskSet"], episodes: list[Any], folder: 
 
     from .report import results_table
 
-    if data is not None and data.suffix == ".jsonl":
+    if data is not None and data.is_file():
         from scenarios.generation import is_generated
 
         if is_generated(data):
