@@ -33,6 +33,7 @@ SCORER_VERSIONS: Mapping[str, int] = MappingProxyType({
     GENERIC: 2,
     "acebench": 2,
     "apibank": 2,
+    "banking": 2,  # the generic end-state scorer, and a generated special case's one reply as ACEBench scores it
     "toolbench": 1,
 })
 

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from sandbox import World
 
+    from .generation import TaskGenerator
+
 
 @runtime_checkable
 class Task(Protocol):
@@ -144,6 +146,8 @@ class WorldFamily:
             "tags"); a query using another is refused rather than silently ignored.
         errata: Its errata file (`scenarios.errata`: corrections of published tasks, applied
             by `tasks`), or None.
+        generator: Makes its task generator (`scenarios.generation.TaskGenerator`), or None for a
+            family without one. A family with one reads generated files (`--data tasks.jsonl`) too.
     """
 
     name: str
@@ -156,6 +160,7 @@ class WorldFamily:
     replay: Replayer | None = None
     filters: tuple[str, ...] = ()
     errata: Path | None = None
+    generator: Callable[[], TaskGenerator] | None = None
 
     def data_source(self, given: Path | None) -> Path:
         """The folder or file to read tasks from; raises `LookupError` saying what to pass."""
@@ -173,13 +178,21 @@ class WorldFamily:
         return source
 
     def tasks(self, query: TaskQuery) -> TaskLoad:
-        if self.load_tasks is None:
+        if self.load_tasks is None and self.generator is None:
             raise LookupError(f"{self.name} has no runnable tasks")
         if query.lang not in self.languages:
             raise LookupError(f"{self.name} has no {query.lang!r} tasks; languages: {', '.join(self.languages)}")
         unanswered = query.unanswered(self.filters)
         if unanswered:
             raise LookupError(f"{self.name} tasks carry no {' or '.join(unanswered)} to filter on")
+        if self.generator is not None and query.data is not None and query.data.is_file():
+            from .generation import is_generated, load_generated  # only for generated files
+
+            if is_generated(query.data):
+                return load_generated(query.data, query, self.generator())
+        if self.load_tasks is None:
+            raise LookupError(f"{self.name} has no runnable tasks of its own: make some with `toolworlds generate "
+                              f"{self.name}` and pass the file as its data")
         from .errata import apply_errata, read_errata  # here: drawing the command line imports this module
 
         errata = read_errata(self.errata) if self.errata is not None and query.errata else []

@@ -260,7 +260,7 @@ def test_families_scored_by_their_own_episode_scorer(tmp_path: Path) -> None:
 def test_unknown_tasks_and_bad_actions_are_refused() -> None:
     with pytest.raises(LookupError, match="no task"):
         ToolEnv("banking", ["nope"])
-    with pytest.raises(LookupError, match="no runnable tasks: it is the engine's example world"):
+    with pytest.raises(LookupError, match="no runnable tasks of its own: it is the engine's example world"):
         ToolEnv("todo")
     env = ToolEnv("banking", [STEP])
     with pytest.raises(ValueError, match="not one of"):

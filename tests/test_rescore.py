@@ -72,7 +72,7 @@ def test_rescore_of_a_stored_run_reproduces_its_scores_exactly(agent: list[str],
     output = invoke("rescore", "first", "--new-run-id", "again", "--db", db)
     store = RunStore(db)
     episodes = store.episodes("first")
-    assert len(episodes) == 72 and all(e.scorer_version == "task_score/2 compat" and e.task_hash for e in episodes)
+    assert len(episodes) == 72 and all(e.scorer_version == "banking/2 compat" and e.task_hash for e in episodes)
     if agent[1] == "noisy":  # the noisy agent's mistakes: some episodes missed, some calls refused
         assert 0 < sum(e.success for e in episodes) < 72 and sum(e.errors for e in episodes) > 0
     assert assert_same_scores(store, "first", "again") == 72
@@ -234,8 +234,8 @@ def test_the_task_hash_is_the_data_not_where_it_was_read() -> None:
 def test_every_family_scorer_has_a_version_in_one_table() -> None:
     own = [name for name in evaluator_modules() if family_function(name, "score_episode") is not None]
     assert own and set(own) <= set(SCORER_VERSIONS)
-    assert scorer_version("banking") == "task_score/2 compat" and scorer_version("acebench", "strict") == \
-        "acebench/2 strict"
+    assert scorer_version("banking") == "banking/2 compat" and scorer_version("todo") == "task_score/2 compat"
+    assert scorer_version("acebench", "strict") == "acebench/2 strict"
 
 
 def test_the_stored_transcript_gives_back_the_process_the_episode_was_scored_on() -> None:
@@ -279,7 +279,7 @@ def test_a_database_from_before_scorer_versions_opens_and_its_runs_rescore(tmp_p
     assert "36 with the same scores" in output
     store = RunStore(db)
     assert all(e.scorer_version is None for e in store.episodes("old"))
-    assert all(e.scorer_version == "task_score/2 compat" for e in store.episodes("new"))
+    assert all(e.scorer_version == "banking/2 compat" for e in store.episodes("new"))
     assert "0 of 36 episodes flipped" in invoke("report", "--db", db, "--run-id", "old", "--run-id", "new")
 
 

@@ -191,11 +191,18 @@ def _refuse_unreadable(problems: list[str], consequence: str) -> None:
 @app.command()
 def doctor(
     family_name: Annotated[str, typer.Argument(metavar="FAMILY",
-                                               help="Task family: acebench, banking, apibank or toolbench.")],
+                                               help="Task family: acebench, banking, apibank or toolbench; "
+                                                    "or generated:FILE.")],
     data: Annotated[Path | None, typer.Option(help="Benchmark folder or task file to lint.")] = None,
     lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
 ) -> None:
-    """Name every task whose gold path does not reproduce its ground truth, and why."""
+    """Name every task whose gold path does not reproduce its ground truth, and why.
+
+    `doctor generated:FILE` checks a generated task set: every line readable, every task solved by
+    the oracle as a run scores it, no repeated (instruction, ground truth)."""
+    if family_name.startswith("generated:"):
+        _doctor_generated(Path(family_name.partition(":")[2]))
+        return
     report = _replay_report(family_name, data, lang, {})
     for finding in report.findings:
         console.print(f"[red]{escape(finding)}[/]", highlight=False, soft_wrap=True)
@@ -213,6 +220,44 @@ def doctor(
         raise typer.Exit(code=1)
 
 
+def _doctor_generated(path: Path) -> None:
+    from .generation import check_generated
+
+    checkup = check_generated(path)
+    for finding in checkup.findings[:50]:
+        console.print(f"[red]{escape(finding)}[/]", highlight=False, soft_wrap=True)
+    more = len(checkup.findings) - 50
+    if more > 0:
+        console.print(f"[red]... and {more} more finding(s)[/]")
+    console.print(f"{checkup.tasks} tasks: {checkup.solved} solved by the oracle, {len(checkup.findings)} finding(s)")
+    if checkup.findings:
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def generate(
+    family_name: Annotated[str, typer.Argument(metavar="FAMILY", help="A family with a task generator (banking, "
+                                               "acebench, apibank, todo) or world:package.module:factory.")],
+    n: Annotated[int, typer.Option("-n", min=1, help="How many verified tasks.")] = 100,
+    seed: Annotated[int, typer.Option(help="Seed: the same arguments give the same file, byte for byte.")] = 0,
+    difficulty: Annotated[int, typer.Option(min=1, max=5, help="1 to 5 (docs/generation.md).")] = 1,
+    lang: Annotated[str, typer.Option(help="en or zh.")] = "en",
+    out: Annotated[Path, typer.Option(help="The JSON-lines file to write.")] = Path("tasks.jsonl"),
+) -> None:
+    """Generate verified tasks: each replayed by the oracle in a fresh world before it is kept.
+
+    Run them with `toolworlds run --tasks generated:FILE`; check a file with `toolworlds doctor generated:FILE`."""
+    from scenarios.generation import GenerationError
+
+    from .generation import generate_file
+
+    try:
+        made = generate_file(family_name, n, seed, difficulty, lang, out)
+    except (LookupError, GenerationError) as exc:
+        raise fail(_said(exc)) from None
+    console.print(Text(made.summary()))
+
+
 def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> list["TaskSet"]:
     """The task sets to run. Without --lang, each family's languages are the ones its data holds
     (a folder of English tasks is never also run as Chinese); a language asked for by name must
@@ -222,7 +267,13 @@ def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> l
     if query.data is not None and len(names) > 1:
         raise fail("--data names one family's tasks: give exactly one --tasks with it")
     loads = []
+    generated: dict[str, TaskSet] = {}
     for name in names:
+        if name.startswith("generated:") or (name.startswith("world:") and query.data is not None):
+            # a user's world (`world:package.module:factory`) runs only from a generated file
+            generated[name] = _generated_set(name if name.startswith("generated:") else f"generated:{query.data}",
+                                             langs, query)
+            continue
         entry = _family(name)
         if entry.load_tasks is None:
             runnable = [f.name for f in families() if f.load_tasks is not None]
@@ -235,9 +286,12 @@ def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> l
             except (LookupError, ValueError, OSError) as exc:  # a loader's own refusal of the data it was given
                 raise fail(f"{name}/{lang}: {_said(exc)}") from None
     if query.task_ids:
-        _check_task_ids(query, loads)
+        _check_task_ids(query, loads, {str(task.id) for made in generated.values() for task in made.tasks})
     sets = []
     for name in names:
+        if name in generated:
+            sets.append(generated[name])
+            continue
         absent: list[str] = []
         for entry, lang, loaded in (load for load in loads if load[0].name == name):
             if not loaded.tasks and not langs:
@@ -256,11 +310,11 @@ def _task_sets(names: list[str], langs: list[str] | None, query: TaskQuery) -> l
     return sets
 
 
-def _check_task_ids(query: TaskQuery, loads: list[tuple[WorldFamily, str, Any]]) -> None:
+def _check_task_ids(query: TaskQuery, loads: list[tuple[WorldFamily, str, Any]], generated: set[str]) -> None:
     """Refuse a `--task-ids` naming a task that will not run, rather than run the others without it: an id
     no task set has (with the closest ones it does have), or one the other filters or `--limit` leave out.
     Every task set asked for counts: an id found in one language is not missing from the other."""
-    chosen = {str(task.id) for _, _, loaded in loads for task in loaded.tasks}
+    chosen = generated | {str(task.id) for _, _, loaded in loads for task in loaded.tasks}
     missing = [task_id for task_id in dict.fromkeys(query.task_ids) if task_id not in chosen]
     if not missing:
         return
@@ -282,6 +336,28 @@ def _check_task_ids(query: TaskQuery, loads: list[tuple[WorldFamily, str, Any]])
         raise fail(f"--task-ids: no task has the id(s) {named}{more}")
     shown = ", ".join(repr(task_id) for task_id in missing[:10]) + (" ..." if len(missing) > 10 else "")
     raise fail(f"--task-ids: {shown} left out by the other filters or --limit; drop those or these ids")
+
+
+def _generated_set(name: str, langs: list[str] | None, query: TaskQuery) -> "TaskSet":
+    """The task set of a `generated:FILE`: its family and language come from the file's header."""
+    from .generation import generated_path, generated_source
+    from .runner import TaskSet
+
+    path = generated_path(name)
+    try:
+        entry, lang = generated_source(path) if path is not None else (None, "")
+        if entry is None:
+            raise LookupError(f"{name}: name a file after generated:")
+        if langs and lang not in langs:
+            raise LookupError(f"{path} holds {lang} tasks, not {', '.join(langs)}")
+        loaded = entry.tasks(dataclasses.replace(query, lang=lang, data=path))
+    except (LookupError, ValueError, OSError) as exc:
+        raise fail(_said(exc)) from None
+    if loaded.problems:
+        raise fail(f"{path}: " + "; ".join(loaded.problems[:5]))
+    if not loaded.tasks:
+        raise fail(f"{path}: no tasks match")
+    return TaskSet(entry.name, lang, loaded.tasks, entry.end_state_mode)
 
 
 def _languages(given: list[str] | None, extra: list[str]) -> list[str] | None:
@@ -347,7 +423,8 @@ def hide_secret(url: str, text: str) -> str:
 def run(
     ctx: typer.Context,
     tasks: Annotated[list[str] | None, typer.Option(
-        "--tasks", help="Task families: banking (bundled), acebench, apibank, toolbench.")] = None,
+        "--tasks", help="Task families: banking (bundled), acebench, apibank, toolbench; or generated:FILE (a "
+                        "file from `toolworlds generate`).")] = None,
     lang: Annotated[list[str] | None, typer.Option("--lang", help="Languages, e.g. --lang en zh (default: every "
                                                    "one the family's data holds).")] = None,
     data: Annotated[Path | None, typer.Option(help="Task data folder or file (default: the family's own).")] = None,
@@ -475,6 +552,8 @@ def run(
             raise fail(f"{option} must be a finite number, not {value}")
     runs_on = _backend(backend, address, workers, episode_timeout)
     chosen = _run_config(config)
+    if data is None and tasks and len(tasks) == 1 and tasks[0].startswith("generated:"):
+        data = Path(tasks[0].partition(":")[2])  # stored with the run, so its resume reads the same file
     query = TaskQuery(
         data=data if data is not None else (Path(chosen.data) if chosen.data else None),
         limit=limit if limit is not None else chosen.sample_size,
@@ -577,6 +656,11 @@ def _print_benchmark_tables(sets: list["TaskSet"], episodes: list[Any], folder: 
 
     from .report import results_table
 
+    if data is not None and data.is_file():
+        from scenarios.generation import is_generated
+
+        if is_generated(data):
+            return  # generated tasks are not the benchmark's: its tables would score them against its answers
     for task_set in sets:
         scorer = family_function(task_set.family, "score_run")
         records = tuple((e.category, json.loads(e.result_record)) for e in episodes

@@ -48,11 +48,12 @@ class TaskWorlds:
             self.family = registry_family(family)
         except KeyError as exc:
             raise LookupError(exc.args[0]) from None
-        if self.family.load_tasks is None:
-            raise LookupError(f"{family} has no runnable tasks: it is the engine's example world, with tools "
-                              "but no task (an instruction and the end state it should reach) to score an "
-                              "episode against; build it with scenarios.registry.family(name).build_world(), "
-                              "or run a family with tasks (banking, acebench, apibank, toolbench)")
+        if self.family.load_tasks is None and (self.family.generator is None or data is None):
+            raise LookupError(f"{family} has no runnable tasks of its own: it is the engine's example world, with "
+                              "tools but no task (an instruction and the end state it should reach) to score an "
+                              f"episode against; make some with `toolworlds generate {family}` and pass the file "
+                              "as data, build it with scenarios.registry.family(name).build_world(), or run a "
+                              "family with tasks (banking, acebench, apibank, toolbench)")
         query = replace(narrow or TaskQuery(), lang=lang, data=data, task_ids=tuple(tasks or ()), limit=None)
         loaded = self.family.tasks(query)
         if loaded.problems:

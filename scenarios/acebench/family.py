@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from ..datasets import DatasetFolder
 from ..family import TaskLoad, TaskQuery, WorldFamily, select
@@ -59,4 +60,11 @@ FAMILY = WorldFamily(
     load_tasks=load,
     replay=replay_report,
     errata=Path(__file__).with_name("errata.jsonl"),
+    generator=lambda: _generator(),
 )
+
+
+def _generator() -> Any:
+    from .generate import GENERATOR  # only when generating or reading a generated file
+
+    return GENERATOR

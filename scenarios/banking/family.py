@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Any
 
 from ..acebench.replay import replay_report
 from ..acebench.tasks import AceTask, read_tasks
@@ -36,4 +37,11 @@ FAMILY = WorldFamily(
     find_data=lambda: DATA_DIR,
     load_tasks=load,
     replay=functools.partial(replay_report, family="banking", build=banking_world, mode="exact"),
+    generator=lambda: _generator(),
 )
+
+
+def _generator() -> Any:
+    from .generate import GENERATOR  # only when generating or reading a generated file
+
+    return GENERATOR

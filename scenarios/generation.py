@@ -1,0 +1,398 @@
+"""Verified task generation: seeded tasks for a world family, each proven solvable before it is kept.
+
+A family's generator (`TaskGenerator`) proposes candidates: an instruction a person would write, the
+world's starting configuration, the gold calls, and the facts the end state must show. This module
+owns everything after that, the same for every family:
+
+* **verification**: each candidate's gold path is replayed, message by message as the oracle agent
+  sends it (bracket text through `World.execute`), in a fresh world; it is kept only if every call
+  succeeds, the end state differs from the start, and every fact the generator expects holds. A special
+  case (ACEBench's missing detail, wrong value or request no tool serves) makes no call; it is kept only
+  if its answer names a tool and parameters the offered tools really have.
+* **dedup**: a candidate whose (instruction, end state) pair was kept already is dropped.
+* **determinism**: one `random.Random` seeded from (family, seed, difficulty, language), no clock and
+  no other randomness, so the same arguments give the same bytes.
+* **the file**: JSON lines, a header first (format, generator version, family, seed, difficulty,
+  language, counts, why candidates were dropped, and each distinct tool list once), then one task per
+  line. `read_generated` reads one back, naming every line it cannot use.
+
+Difficulty is one knob, documented per level in `LEVELS` (and docs/generation.md); a generator
+reads it as it likes, within that meaning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .family import TaskLoad, TaskQuery
+from .jsonlines import DataFileError, decoded_lines, read_bytes
+
+if TYPE_CHECKING:
+    from sandbox import Call, World
+
+FORMAT = "toolworlds-generated"
+FORMAT_VERSION = 1
+
+LEVELS: Mapping[int, str] = MappingProxyType({
+    1: "one request (one or two state-changing calls); everything named as the call needs it",
+    2: "two requests; things named as the user knows them, so a lookup comes first",
+    3: "three state-changing calls or more; the output of one call is an argument of a later one",
+    4: "more state-changing calls, with dependencies; a precondition the instruction does not mention, "
+       "and distractor tools offered",
+    5: "the most state-changing calls, as at 4; and ACEBench's special cases (a required detail missing, "
+       "a value that is wrong, a request no tool serves), scored as ACEBench scores them",
+})
+SPECIAL_CATEGORIES = ("special_incomplete", "special_error_param", "special_irrelevant")
+
+
+class GenerationError(ValueError):
+    """Generation could not give what was asked (an unknown level or language, too few candidates kept)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One proposed task, before verification.
+
+    `path` is the gold path: one tuple of calls per agent message. `expect` holds facts the end
+    state must show, as dotted paths into the merged end state (`"Bank.accounts.A001.balance"`),
+    computed by the generator from its own reading of the rules, so a replay that "succeeds" into
+    the wrong state is caught. A special case has `special` (ACEBench's possible answer: the API and
+    its missing parameters, the wrong values by parameter, or `{}` for a request no tool serves)
+    and no path.
+    """
+
+    category: str
+    question: str
+    classes: tuple[str, ...]
+    config: Mapping[str, Any]
+    path: tuple[tuple[Call, ...], ...] = ()
+    expect: Mapping[str, Any] = field(default_factory=dict)
+    special: Mapping[str, Any] | None = None
+
+
+class TaskGenerator(Protocol):
+    """What a family gives to have its tasks generated (see docs/generation.md)."""
+
+    @property
+    def family(self) -> str:
+        """The family's name in the registry (or `world:package.module:factory`)."""
+        ...
+
+    @property
+    def version(self) -> str:
+        """Changes whenever the same arguments would give other tasks."""
+        ...
+
+    @property
+    def languages(self) -> tuple[str, ...]: ...
+
+    def propose(self, rng: random.Random, difficulty: int, lang: str) -> Candidate:
+        """One candidate of this difficulty, drawn from `rng` only."""
+        ...
+
+    def world(self, candidate: Candidate, lang: str) -> World:
+        """A fresh world in the candidate's starting configuration."""
+        ...
+
+    def end_state(self, world: World, candidate: Candidate) -> Any:
+        """The world's state as the family's tasks record their ground truth (JSON data)."""
+        ...
+
+    def task(self, record: Mapping[str, Any], functions: list[dict[str, Any]], lang: str) -> Any:
+        """A runnable task (the `Task` protocol) from one line of a generated file."""
+        ...
+
+
+@dataclass
+class GeneratedSet:
+    """A generated task set: the header (metadata, counts, tool lists) and the task records."""
+
+    header: dict[str, Any]
+    records: list[dict[str, Any]]
+
+    def lines(self) -> Iterator[str]:
+        yield json.dumps(self.header, ensure_ascii=False, sort_keys=True)
+        for record in self.records:
+            yield json.dumps(record, ensure_ascii=False, sort_keys=True)
+
+    def write(self, path: Path) -> None:
+        with path.open("w", encoding="utf-8") as out:
+            for line in self.lines():
+                out.write(line + "\n")
+
+
+def generate(generator: TaskGenerator, n: int, seed: int = 0, difficulty: int = 1, lang: str = "en",
+             *, max_tries: int | None = None) -> GeneratedSet:
+    """`n` verified, distinct tasks; the same arguments give the same records, byte for byte.
+
+    Raises `GenerationError` for a level or language the generator lacks, or when `max_tries`
+    candidates (default: 20 per task asked, at least 200) leave fewer than `n` kept.
+    """
+    if difficulty not in LEVELS:
+        raise GenerationError(f"difficulty must be one of {', '.join(map(str, LEVELS))}, not {difficulty}")
+    if lang not in generator.languages:
+        raise GenerationError(f"{generator.family} generates {', '.join(generator.languages)} tasks, not {lang!r}")
+    if n < 1:
+        raise GenerationError(f"n must be at least 1, not {n}")
+    rng = random.Random(f"{generator.family}:{generator.version}:{seed}:{difficulty}:{lang}")
+    limit = max_tries if max_tries is not None else max(200, 20 * n)
+    dropped: Counter[str] = Counter()
+    seen: set[bytes] = set()
+    toolsets: dict[str, list[dict[str, Any]]] = {}
+    known: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    records: list[dict[str, Any]] = []
+    tries = 0
+    while len(records) < n:
+        if tries >= limit:
+            raise GenerationError(f"{generator.family}: {tries} candidates gave {len(records)} verified tasks of "
+                                  f"the {n} asked (dropped: {dict(dropped)})")
+        tries += 1
+        candidate = generator.propose(rng, difficulty, lang)
+        outcome = verify(generator, candidate, lang, known)
+        if isinstance(outcome, str):
+            dropped[outcome] += 1
+            continue
+        ground_truth, paths, functions = outcome
+        key = hashlib.blake2b(json.dumps([candidate.question, ground_truth], sort_keys=True,
+                                         ensure_ascii=False).encode(), digest_size=16).digest()
+        if key in seen:
+            dropped["duplicate"] += 1
+            continue
+        seen.add(key)
+        toolset = toolset_key(functions)
+        toolsets.setdefault(toolset, functions)
+        records.append({
+            "id": f"{generator.family}_gen_d{difficulty}_{lang}_{seed}_{len(records)}",
+            "category": candidate.category, "question": candidate.question,
+            "initial_config": _plain(candidate.config), "involved_classes": list(candidate.classes),
+            "toolset": toolset, "ground_truth": ground_truth, "paths": paths, "difficulty": difficulty,
+        })
+    header = {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "generator": f"{generator.family}/{generator.version}",
+        "family": generator.family, "seed": seed, "difficulty": difficulty, "lang": lang, "n": n,
+        "candidates": tries, "dropped": dict(sorted(dropped.items())), "toolsets": toolsets,
+    }
+    return GeneratedSet(header, records)
+
+
+Verified = tuple[Any, list[list[str]], list[dict[str, Any]]]
+
+
+def verify(generator: TaskGenerator, candidate: Candidate, lang: str,
+           known: dict[tuple[str, ...], list[dict[str, Any]]] | None = None) -> Verified | str:
+    """(ground truth, gold paths, offered functions) when the candidate holds, else why it is dropped.
+
+    The gold path is sent as the oracle sends it, as bracket text through `World.execute`, so a
+    kept task's milestones are known to parse and reproduce. `known` keeps the offered tools per set
+    of apps across candidates: exporting them was a seventh of generating a banking task."""
+    from sandbox.parsing import render_calls
+
+    world = generator.world(candidate, lang)
+    functions = (known or {}).get(candidate.classes)
+    if functions is None:
+        functions = [schema for schema in world.schemas("acebench") if world.tools[schema["name"]].app
+                     in candidate.classes]
+        if known is not None:
+            known[candidate.classes] = functions
+    if candidate.special is not None:
+        problem = special_problem(candidate.category, candidate.special, functions)
+        if problem or candidate.path:
+            return problem or "special case with calls"
+        from .acebench.answers import possible_reply
+
+        return dict(candidate.special), [[possible_reply(candidate.category, candidate.special, functions)]], \
+            functions
+    start = generator.end_state(world, candidate)
+    milestones = [render_calls(list(message)) for message in candidate.path]
+    for message in milestones:
+        for record in world.execute(message):
+            if record.error is not None:
+                return f"call refused: {record.error.type}"
+            result = record.result
+            if isinstance(result, dict) and result.get("status") is False:
+                return f"call failed: {record.tool}"
+    end = generator.end_state(world, candidate)
+    if end == start:
+        return "end state equals start"
+    merged = {name: attrs for entry in end for name, attrs in entry.items()} if isinstance(end, list) else end
+    for dotted, want in candidate.expect.items():
+        if lookup(merged, dotted) != want:
+            return f"expected fact not met: {dotted.split('.')[0]}"
+    return end, [milestones], functions
+
+
+def special_problem(category: str, answer: Mapping[str, Any], functions: Sequence[Mapping[str, Any]]) -> str:
+    """Why a special case's answer does not fit the offered tools ("" when it does)."""
+    tools = {f["name"]: f.get("parameters", {}) for f in functions}
+    if category == "special_incomplete":
+        for api, names in answer.items():
+            parameters = tools.get(api)
+            if parameters is None:
+                return "special answer names no offered tool"
+            if any(name not in parameters.get("required", []) for name in names):
+                return "special answer names a parameter that is not required"
+        return "" if answer else "special answer empty"
+    if category == "special_error_param":
+        known = {name for schema in tools.values() for name in schema.get("properties", {})}
+        if not answer or any(name not in known for name in answer):
+            return "special answer names no parameter of the offered tools"
+        return ""
+    if category == "special_irrelevant":
+        return "" if not answer else "special answer not empty"
+    return f"unknown special category {category}"
+
+
+def lookup(state: Any, dotted: str) -> Any:
+    """The value at a dotted path (`Bank.accounts.A001.balance`, list items by number), or a marker
+    object no fact equals when the path leads nowhere."""
+    node = state
+    for part in dotted.split("."):
+        try:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        except (KeyError, IndexError, ValueError, TypeError):
+            return _MISSING
+    return node
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+_MISSING = _Missing()
+
+
+def toolset_key(functions: Sequence[Mapping[str, Any]]) -> str:
+    """A short name for a list of tools, the same for the same list (the file stores each list once)."""
+    names = ",".join(str(f.get("name")) for f in functions)
+    return hashlib.blake2b(names.encode(), digest_size=6).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+# -- reading generated files --------------------------------------------------------------------
+
+
+def is_generated(path: Path) -> bool:
+    """Whether `path` is a file whose first line is a generated set's header (read no further)."""
+    if not path.is_file():
+        return False
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(4096)
+    except OSError:
+        return False
+    return FORMAT.encode() in first
+
+
+@dataclass
+class GeneratedFile:
+    """A generated file read back: its header, its task records (with their line numbers), and
+    every problem met (a bad line is named and left out, never an exception)."""
+
+    header: dict[str, Any]
+    records: list[tuple[int, dict[str, Any]]]
+    problems: list[str]
+
+    @property
+    def family(self) -> str:
+        return str(self.header.get("family", ""))
+
+    @property
+    def lang(self) -> str:
+        return str(self.header.get("lang", ""))
+
+
+_HEADER_FIELDS: Mapping[str, type | tuple[type, ...]] = MappingProxyType({
+    "family": str, "lang": str, "seed": int, "difficulty": int, "generator": str, "toolsets": dict,
+})
+_RECORD_FIELDS: Mapping[str, type | tuple[type, ...]] = MappingProxyType({
+    "id": str, "category": str, "question": str, "involved_classes": list, "toolset": str,
+    "paths": list, "initial_config": dict,
+})
+
+
+def read_generated(path: Path) -> GeneratedFile:
+    """A generated file's header and records; every unusable line is a problem `name:line: why`."""
+    label = path.name
+    problems: list[str] = []
+    try:
+        data = read_bytes(path, label)
+    except DataFileError as exc:
+        return GeneratedFile({}, [], [str(exc)])
+    header: dict[str, Any] = {}
+    records: list[tuple[int, dict[str, Any]]] = []
+    ids: dict[str, int] = {}
+    for number, value, reason in decoded_lines(data):
+        if reason:
+            problems.append(f"{label}:{number}: {reason}")
+            continue
+        if not header:
+            wrong = _shape_problem(value, _HEADER_FIELDS)
+            if not isinstance(value, dict) or value.get("format") != FORMAT or wrong:
+                problems.append(f"{label}:{number}: not a generated task set's header"
+                                + (f" ({wrong})" if wrong and isinstance(value, dict) else ""))
+                return GeneratedFile({}, [], problems)
+            header = value
+            continue
+        wrong = _shape_problem(value, _RECORD_FIELDS)
+        if wrong:
+            problems.append(f"{label}:{number}: {wrong}")
+        elif value["toolset"] not in header["toolsets"]:
+            problems.append(f"{label}:{number}: toolset {value['toolset']!r} is not in the header")
+        elif value["id"] in ids:
+            problems.append(f"{label}:{number}: duplicate id {value['id']} (first at line {ids[value['id']]})")
+        else:
+            ids[value["id"]] = number
+            records.append((number, value))
+    if not header:
+        problems.append(f"{label}: empty (no header line)")
+    return GeneratedFile(header, records, problems)
+
+
+def _shape_problem(value: Any, fields: Mapping[str, type | tuple[type, ...]]) -> str:
+    if not isinstance(value, dict):
+        return "a line must be a JSON object"
+    for name, kind in fields.items():
+        if not isinstance(value.get(name), kind):
+            return f"no {name!r} field of the right type"
+    return ""
+
+
+def load_generated(path: Path, query: TaskQuery, generator: TaskGenerator) -> TaskLoad:
+    """The tasks of a generated file for `query` (its language, ids, categories, limit)."""
+    from .family import select
+
+    read = read_generated(path)
+    result = TaskLoad(problems=list(read.problems))
+    if not read.header:
+        return result
+    if read.family != generator.family:
+        result.problems.append(f"{path.name} holds {read.family} tasks, not {generator.family}")
+        return result
+    if read.lang != query.lang:
+        return result  # a zh set holds no en tasks: never relabel one language as another
+    for number, record in read.records:
+        try:
+            result.tasks.append(generator.task(record, read.header["toolsets"][record["toolset"]], read.lang))
+        except (ValueError, TypeError, KeyError) as exc:
+            result.problems.append(f"{path.name}:{number}: malformed task: {exc}")
+    result.tasks = select(result.tasks, query)
+    return result
+
+
+GeneratorFactory = Callable[[], TaskGenerator]

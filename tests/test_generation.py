@@ -1,0 +1,231 @@
+"""Verified task generation: determinism, solvability, the file format, and the commands that use it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from evaluators.task_score import episode_scorer
+from scenarios.family import TaskQuery
+from scenarios.generation import (
+    LEVELS,
+    SPECIAL_CATEGORIES,
+    GenerationError,
+    generate,
+    read_generated,
+)
+from scenarios.registry import family
+from toolworlds.agents import NoisyAgent, OracleAgent
+from toolworlds.cli import app
+from toolworlds.episodes import run_episode
+from toolworlds.prebuilt import TaskWorlds
+
+runner = CliRunner()
+GENERATORS = {name: family(name).generator for name in ("banking", "acebench", "todo", "apibank")}
+
+
+def _generator(name: str):  # type: ignore[no-untyped-def]
+    make = GENERATORS[name]
+    assert make is not None
+    return make()
+
+
+def _solved(name: str, path: Path, lang: str) -> list[bool]:
+    entry = family(name)
+    loaded = entry.tasks(TaskQuery(lang=lang, data=path))
+    assert not loaded.problems
+    scorer = episode_scorer(name)
+    results = []
+    for task in loaded.tasks:
+        world, episode = run_episode(task, OracleAgent(task))
+        results.append(scorer(task, world, episode.process, entry.end_state_mode).success)  # type: ignore[arg-type]
+    return results
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**31), difficulty=st.sampled_from(sorted(LEVELS)), pick=st.integers(0, 1))
+def test_every_generated_task_is_solvable_and_deterministic(name: str, seed: int, difficulty: int, pick: int,
+                                                            tmp_path_factory: pytest.TempPathFactory) -> None:
+    generator = _generator(name)
+    lang = generator.languages[pick % len(generator.languages)]
+    first = generate(generator, 6, seed=seed, difficulty=difficulty, lang=lang)
+    again = generate(generator, 6, seed=seed, difficulty=difficulty, lang=lang)
+    assert list(first.lines()) == list(again.lines())
+    path = tmp_path_factory.mktemp("gen") / "tasks.jsonl"
+    first.write(path)
+    assert all(_solved(name, path, lang))
+    header = first.header
+    assert (header["family"], header["seed"], header["difficulty"], header["lang"]) == (name, seed, difficulty, lang)
+    assert header["generator"].startswith(f"{name}/")
+
+
+def test_tasks_differ_from_their_start_and_from_each_other() -> None:
+    made = generate(_generator("banking"), 80, seed=3, difficulty=3, lang="en")
+    pairs = {(r["question"], json.dumps(r["ground_truth"], sort_keys=True)) for r in made.records}
+    assert len(pairs) == 80
+    world_of = _generator("banking")
+    for record in made.records[:10]:
+        task = world_of.task(record, made.header["toolsets"][record["toolset"]], "en")
+        assert task.end_state(task.world()) != task.ground_truth
+
+
+def test_levels_grow_in_state_changing_calls_and_the_top_one_has_special_cases() -> None:
+    generator = _generator("banking")
+    reads = ("list_accounts", "get_balance", "get_loan", "login_bank")
+    means = []
+    for level in sorted(LEVELS):
+        made = generate(generator, 60, seed=1, difficulty=level, lang="en")
+        normal = [r for r in made.records if not r["category"].startswith("special")]
+        changes = [sum(1 for m in r["paths"][0] if not m.startswith(tuple(f"[{n}(" for n in reads))) for r in normal]
+        means.append(sum(changes) / len(changes))
+        if level == 5:
+            assert {r["category"] for r in made.records} & set(SPECIAL_CATEGORIES)
+        else:
+            assert {r["category"] for r in made.records} == {"multi_step"}
+    assert means == sorted(means) and means[0] < means[-1]
+
+
+def test_special_cases_are_scored_as_acebench_scores_them(tmp_path: Path) -> None:
+    made = generate(_generator("banking"), 40, seed=5, difficulty=5, lang="zh")
+    path = tmp_path / "t.jsonl"
+    made.write(path)
+    tasks = [t for t in family("banking").tasks(TaskQuery(lang="zh", data=path)).tasks if t.special]
+    assert tasks
+    scorer = episode_scorer("banking")
+    for task in tasks:
+        assert task.single_reply and "Missing necessary parameters" in (task.system_prompt or "")
+        world = task.world()
+        assert scorer(task, world, [task.paths[0][0]], "exact").success
+        assert not scorer(task, world, ["[transfer(customer_id='C001')]"], "exact").success
+
+
+def test_generate_refuses_what_it_cannot_give() -> None:
+    generator = _generator("banking")
+    with pytest.raises(GenerationError, match="difficulty"):
+        generate(generator, 1, difficulty=9)
+    with pytest.raises(GenerationError, match="fr"):
+        generate(generator, 1, lang="fr")
+
+
+def test_generate_run_and_doctor_from_the_command_line(tmp_path: Path) -> None:
+    out = tmp_path / "tasks.jsonl"
+    made = runner.invoke(app, ["generate", "banking", "-n", "12", "--seed", "0", "--difficulty", "5", "--lang", "zh",
+                               "--out", str(out)])
+    assert made.exit_code == 0, made.output
+    assert "12 verified banking tasks" in made.output
+    doctor = runner.invoke(app, ["doctor", f"generated:{out}"])
+    assert doctor.exit_code == 0, doctor.output
+    assert "12 solved by the oracle, 0 finding(s)" in doctor.output
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    for agent in ("oracle", "noisy"):
+        ran = runner.invoke(app, ["run", "--tasks", f"generated:{out}", "--agent", agent, "--db", db, "--workers", "0"])
+        assert ran.exit_code == 0, ran.output
+        assert "12 episodes stored, 0 failed" in ran.output
+    from toolworlds.cli import _resume_command, _stored_config
+    from toolworlds.store import RunStore
+
+    store = RunStore(db)
+    assert "--data" in _resume_command("run-2", db, config=_stored_config(store, "run-2"))  # reads the same file
+    store.close()
+    assert runner.invoke(app, ["report", "--db", db]).exit_code == 0
+
+
+def test_doctor_names_a_task_the_oracle_does_not_solve_and_a_broken_line(tmp_path: Path) -> None:
+    made = generate(_generator("banking"), 4, seed=2, difficulty=2, lang="en")
+    made.records[1]["ground_truth"][1]["Bank"]["sessions"] = ["C999"]
+    made.records[2]["initial_config"]["Bank"]["accounts"] = "not accounts"
+    path = tmp_path / "bad.jsonl"
+    made.write(path)
+    with path.open("a") as handle:
+        handle.write("{not json\n")
+    result = runner.invoke(app, ["doctor", f"generated:{path}"])
+    assert result.exit_code == 1
+    assert f"{made.records[1]['id']}: the oracle does not solve it" in result.output
+    assert f"{made.records[2]['id']}: cannot be played: " in result.output
+    assert "bad.jsonl:6: not valid JSON" in result.output
+
+
+def test_unreadable_generated_files_are_named_not_raised(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"format": "something else"}\n')
+    assert "not a generated task set's header" in read_generated(path).problems[0]
+    result = runner.invoke(app, ["run", "--tasks", f"generated:{path}", "--db", f"sqlite:///{tmp_path / 'r.db'}"])
+    assert result.exit_code == 2 and "header" in result.output
+    missing = runner.invoke(app, ["run", "--tasks", f"generated:{tmp_path / 'none.jsonl'}"])
+    assert missing.exit_code == 2 and "no such file" in missing.output
+    unknown = runner.invoke(app, ["generate", "toolbench", "-n", "1", "--out", str(tmp_path / "t.jsonl")])
+    assert unknown.exit_code == 2 and "no task generator" in unknown.output
+
+
+def test_a_generated_set_loads_where_integrations_start_episodes(tmp_path: Path) -> None:
+    made = generate(_generator("banking"), 5, seed=4, difficulty=3, lang="en")
+    path = tmp_path / "t.json"  # known by its header, whatever its name
+    made.write(path)
+    worlds = TaskWorlds("banking", lang="en", data=path)
+    assert list(worlds.tasks) == [r["id"] for r in made.records]
+    task = next(iter(worlds.tasks.values()))
+    fork = worlds.fork(task.id)
+    for message in task.paths[0]:
+        fork.execute(message)
+    assert task.end_state(fork) == task.ground_truth
+    with pytest.raises(LookupError):  # an English set holds no Chinese tasks
+        TaskWorlds("banking", lang="zh", data=path)
+
+
+def test_noisy_agent_does_worse_on_harder_levels() -> None:
+    generator = _generator("banking")
+    rates = []
+    for level in (1, 3, 5):
+        made = generate(generator, 60, seed=0, difficulty=level, lang="en")
+        tasks = [generator.task(r, made.header["toolsets"][r["toolset"]], "en") for r in made.records]
+        scorer = episode_scorer("banking")
+        wins = 0
+        for task in tasks:
+            world, episode = run_episode(task, NoisyAgent(task, noise=0.2, seed=0))
+            wins += scorer(task, world, episode.process, "exact").success
+        rates.append(wins / len(tasks))
+    assert rates[0] > rates[1] > rates[2]
+
+
+@pytest.mark.parametrize("factory", ["scenarios.todo.app:todo_world", "library_example:library_world"])
+def test_any_world_gets_generated_tasks_from_its_tools(factory: str, tmp_path: Path) -> None:
+    from scenarios.any_world import world_family
+    from tests.worlds import docs_example
+
+    docs_example()  # the library world of docs/testing.md, importable as library_example
+    entry = world_family(f"world:{factory}")
+    assert entry.generator is not None
+    generator = entry.generator()
+    for level in (1, 3):
+        made = generate(generator, 8, seed=1, difficulty=level, lang="en")
+        assert list(made.lines()) == list(generate(generator, 8, seed=1, difficulty=level, lang="en").lines())
+        path = tmp_path / f"w{level}.jsonl"
+        made.write(path)
+        result = runner.invoke(app, ["doctor", f"generated:{path}"])
+        assert result.exit_code == 0, result.output
+        assert "8 solved by the oracle, 0 finding(s)" in result.output
+        changes = [len([m for m in r["paths"][0] if not m.startswith("[list")]) for r in made.records]
+        assert min(changes) >= level
+
+
+def test_a_world_that_cannot_be_imported_is_named() -> None:
+    result = runner.invoke(app, ["generate", "world:no_such_module:factory", "-n", "1"])
+    assert result.exit_code == 2 and "cannot import 'no_such_module'" in result.output
+
+
+def test_a_world_that_breaks_while_generating_is_one_line(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["generate", "world:tests.test_generation:broken_world", "-n", "2",
+                                 "--out", str(tmp_path / "t.jsonl")])
+    assert result.exit_code == 2
+    assert "generation failed: RuntimeError: no world today" in result.output
+
+
+def broken_world(seed: int = 0) -> Any:
+    raise RuntimeError("no world today")
