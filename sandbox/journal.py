@@ -18,6 +18,17 @@ keeps neither). A copy changed in place is named by the journal's entries; every
 compared with its original, item by item, so a write that went past the journal is kept too.
 The release also ends that call's claiming on read (`App._released`): each top copy it took
 gets its own class back.
+
+A container that a call copied from a shared original (a claim) and then changes as a whole (a
+delete, a removal, a sort) needs its old contents, in their order, for undo. They are the
+original's: a shared object is never changed in place, and until the change the copy differs
+from it only by items claimed in turn (the same keys, in the same order, each a copy of the
+item it replaced). So a large claimed container (`ORIGIN_FROM` items or more) is noted with its
+original (`Journal.origin`) and the change saves that reference instead of copying the contents
+again: the first delete after a fork or restore costs one copy of the container (the claim's),
+not two. A container this world already owns has no original; its first change copies it
+(`list.copy`, `dict.copy`: a C-level pass over the items, the floor of an order-exact undo, since
+a dict does not tell a key's position without a scan of its keys).
 """
 
 from __future__ import annotations
@@ -55,10 +66,17 @@ CLAIM_FIELD = 1  # a field of an app's top state model (key: field name)
 CLAIM_TOP = 2  # an app's top state model (parent: the app)
 
 
+ORIGIN_FROM = 64
+"""How many items a container claimed during a call must hold for the call's journal to note its shared
+original (`Journal.origin`), so that a change to it as a whole saves the original rather than a copy.
+Below it a copy costs less than noting; tests set it to 0 (every claim noted) and to a size no
+container reaches (the plain path of copying) and hold the two to the same states."""
+
+
 class Journal:
     """Undo records for one call; `rollback` puts every touched object back."""
 
-    __slots__ = ("_entries", "_grown", "_saved", "claims", "read_only", "tool")
+    __slots__ = ("_entries", "_grown", "_origins", "_saved", "claims", "read_only", "tool")
 
     def __init__(self, tool: str, read_only: bool) -> None:
         # Allocated on the first write: most calls (all read-only ones) never write.
@@ -67,6 +85,8 @@ class Journal:
         self._grown: set[int] | frozenset[int] | None = None  # lists whose original length is saved
         # The copies of shared objects this call made, while it records them (see `release`).
         self.claims: list[tuple[int, Any, Any, Any, Any]] | None = None
+        # Large containers claimed during this call, by id: (the copy, its shared original). See `origin`.
+        self._origins: dict[int, tuple[Any, Any]] | None = None
         self.read_only = read_only
         self.tool = tool
 
@@ -111,12 +131,36 @@ class Journal:
         if saved is _NONE:
             saved = self._saved = set()
         saved.add(key)  # type: ignore[union-attr]
+        origins = self._origins
+        if origins is not None:
+            claimed = origins.get(key)
+            if claimed is not None and claimed[0] is obj:
+                # Claimed in this call: its contents before the call are the shared original's (see the
+                # module docstring), which undo copies back in the same way as a saved copy.
+                original = claimed[1]
+                kind = _LIST if isinstance(obj, list) else _DICT if isinstance(obj, dict) else _SET
+                entries.append((kind, obj, None, original))
+                return
         if isinstance(obj, list):
             entries.append((_LIST, obj, None, list.copy(obj)))
         elif isinstance(obj, dict):
             entries.append((_DICT, obj, None, dict.copy(obj)))
         else:
             entries.append((_SET, obj, None, set.copy(obj)))
+
+    def origin(self, mine: Any, original: Any) -> None:
+        """Note that `mine`, a container just claimed in this call, is a copy of the shared `original`.
+
+        Until `mine` changes as a whole, its contents are the original's but for items claimed in
+        turn; the first such change (`container`) saves `original` instead of a copy. Both are kept
+        for the call (the copy's id is not reused meanwhile). A read-only journal, one per tool for
+        all its calls, notes nothing."""
+        if self.read_only:
+            return
+        origins = self._origins
+        if origins is None:
+            origins = self._origins = {}
+        origins[id(mine)] = (mine, original)
 
     def list_growth(self, obj: list[Any]) -> None:
         """Remember a list's length before items are added at its end.
@@ -180,6 +224,7 @@ class Journal:
         self._entries = None
         self._saved = None
         self._grown = None
+        self._origins = None
 
     def record_claims(self) -> None:
         """Keep the copies this call makes of shared objects from now on, to `release` the unchanged ones."""
@@ -215,16 +260,19 @@ class Journal:
                 else:
                     differ.add(id(parent))
             elif isinstance(parent, dict):
-                if dict.get(parent, key, _MISSING) is mine:
+                held = dict.get(parent, key, _MISSING)
+                if held is mine:
                     dict.__setitem__(parent, key, original)
                     setattr(parent, ALL_OWNED, None)  # it holds a shared item again
-                else:
+                elif held is not original:  # the original itself: put back by an undo (`container`)
                     differ.add(id(parent))
-            elif -len(parent) <= key < len(parent) and list.__getitem__(parent, key) is mine:
-                list.__setitem__(parent, key, original)
-                setattr(parent, ALL_OWNED, None)
             else:
-                differ.add(id(parent))
+                held = list.__getitem__(parent, key) if -len(parent) <= key < len(parent) else _MISSING
+                if held is mine:
+                    list.__setitem__(parent, key, original)
+                    setattr(parent, ALL_OWNED, None)
+                elif held is not original:
+                    differ.add(id(parent))
         for _, app, _, mine, original in tops:
             if mine is not original and id(mine) not in differ and not _differs(mine, original, differ):
                 app._released(mine, original)
