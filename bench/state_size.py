@@ -13,7 +13,9 @@ the same run). The first write to a dict shared with another world copies it (st
 shares whole containers), and an order-exact undo of a delete needs the dict's order from before the
 delete (a dict does not tell a key's position without a scan of its keys): one O(n) pass each. A row
 at or near its floor is below the floor of the stack for a 3x target wherever the floor ratio is
-itself above 3x.
+itself above 3x. A delete near either end of a dict of its own (the first row: the third message)
+finds the key's place with a short scan and copies nothing (`journal.PLACE_WITHIN`); one further in
+(the second row) pays the copy.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import argparse
 import gc
 import json
 import sys
+from itertools import cycle
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +35,15 @@ from rich.table import Table
 from sharing import SEND, inbox, our_world, show
 from timing import interleaved_cpu_us
 
+from sandbox import journal
+
 SIZES_KB = (1, 10, 100, 1000)
 DELETED = 3  # a message near the start of the inbox: undo must put it back before all the others
 ROWS = {
     "delete (world not forked)": "delete_message in a world whose inbox is its own; the message is put back "
                                  "outside any call",
+    "delete further in (not forked)": "the same for a message too far from either end of the inbox for its "
+                                      "place to be looked for (journal.PLACE_WITHIN): the dict is copied",
     "restore + delete": "an RL-style reset loop: restore a snapshot, delete a message",
     "fork + first write (send)": "fork, send_message, drop the fork",
     "fork + first write (delete)": "fork, delete_message, drop the fork",
@@ -56,6 +63,19 @@ def operations(kb: float) -> tuple[dict[str, Any], Any, int]:
         owned.call("delete_message", arguments)
         dict.__setitem__(app.read_only_state.inbox, DELETED, kept)  # back, outside any call: same size
 
+    far_world = our_world(messages)
+    far_world.call("send_message", SEND)
+    far_inbox = far_world.app("MessageApi").read_only_state.inbox
+    # Delete the key at place `start` and put it back at the end, over and over: the keys from there on come
+    # to that place in turn (their order back where it began after a full turn), each too far from either end.
+    start = min(journal.PLACE_WITHIN + 1, len(far_inbox) // 2)
+    far_keys = cycle([(key, far_inbox[key]) for key in list(far_inbox)[start:]])
+
+    def delete_far() -> None:
+        key, value = next(far_keys)
+        far_world.call("delete_message", {"message_id": key})
+        dict.__setitem__(far_inbox, key, value)
+
     reset_world = our_world(messages)
     snapshot = reset_world.snapshot()
 
@@ -71,7 +91,7 @@ def operations(kb: float) -> tuple[dict[str, Any], Any, int]:
     def fork_delete() -> None:
         template.fork().call("delete_message", arguments)
 
-    ops = dict(zip(ROWS, (delete_owned, restore_delete, fork_send, fork_delete), strict=True))
+    ops = dict(zip(ROWS, (delete_owned, delete_far, restore_delete, fork_send, fork_delete), strict=True))
     shared = template.app("MessageApi").read_only_state.inbox
     size = len(json.dumps(template.state()["MessageApi"]))
     return ops, shared, size

@@ -28,13 +28,17 @@ original (`Journal.origin`) and the change saves that reference instead of copyi
 again: the first delete after a fork or restore costs one copy of the container (the claim's),
 not two. A container this world already owns has no original; its first change copies it
 (`list.copy`, `dict.copy`: a C-level pass over the items, the floor of an order-exact undo, since
-a dict does not tell a key's position without a scan of its keys).
+a dict does not tell a key's position without a scan of its keys). A delete from a large dict of
+its own first looks for the key's place among the `PLACE_WITHIN` keys at either end (a scan in C):
+found, it records the key, its value and its place, and undo puts it back there; a key further in
+falls back to the copy. Deleting the newest or oldest entries of a long dict costs the same at any size.
 """
 
 from __future__ import annotations
 
 from contextvars import ContextVar
-from operator import is_
+from itertools import islice
+from operator import indexOf, is_
 from typing import Any
 
 from .errors import ReadOnlyViolation
@@ -59,6 +63,7 @@ _TRUNCATE = 4  # list grew at its end: cut it back to a length
 _KEY_NEW = 5  # a dict key was added: remove it
 _KEY_OLD = 6  # a dict key's value was replaced: put the old value back
 _FIELD_SET = 7  # a model field became "set" (pydantic's fields_set): unset it
+_KEY_DEL = 8  # a dict key was deleted: put it back in its place (old: its value, and the place)
 
 # Claim kinds (first element of a `Journal.claims` record: kind, parent, key, copy, original).
 CLAIM_SLOT = 0  # an item of a tracked list (key: index) or dict (key: key)
@@ -71,6 +76,26 @@ ORIGIN_FROM = 64
 original (`Journal.origin`), so that a change to it as a whole saves the original rather than a copy.
 Below it a copy costs less than noting; tests set it to 0 (every claim noted) and to a size no
 container reaches (the plain path of copying) and hold the two to the same states."""
+
+
+PLACE_WITHIN = 32
+"""How far from either end of a dict of more than twice as many keys a deleted key's place is looked for
+(`Journal.dict_delete`) before the dict is saved whole. 0 turns the search off (every delete saves the dict
+whole: the plain path, which tests hold this one to)."""
+
+
+def _place(obj: dict[Any, Any], key: Any, within: int) -> int | None:
+    """The place of `key` among the first `within` keys of `obj` (from 0), or among its last `within` keys
+    (-1 for the last, -2 for the one before it...), or None. A scan in C; keys of state are plain values."""
+    keys = dict.keys(obj)
+    try:
+        return indexOf(islice(keys, within), key)
+    except ValueError:
+        pass
+    try:
+        return -1 - indexOf(islice(reversed(keys), within), key)
+    except ValueError:
+        return None
 
 
 class Journal:
@@ -193,6 +218,27 @@ class Journal:
         else:
             entries.append((_KEY_NEW, obj, key, None))
 
+    def dict_delete(self, obj: dict[Any, Any], key: Any) -> None:
+        """Remember a key about to be deleted (`del`, `pop`, `popitem`), and its place: undo puts it back there.
+
+        A dict claimed in this call, a small one, or a key whose place is not near either end
+        (`PLACE_WITHIN`) is saved whole instead (`container`)."""
+        entries = self._entries
+        if entries is None:
+            entries = self._log()
+        saved = self._saved
+        if id(obj) in saved:  # type: ignore[operator]
+            return
+        within = PLACE_WITHIN
+        origins = self._origins
+        if (within and len(obj) > 2 * within and dict.__contains__(obj, key)
+                and (origins is None or id(obj) not in origins)):
+            place = _place(obj, key, within)
+            if place is not None:
+                entries.append((_KEY_DEL, obj, key, (dict.__getitem__(obj, key), place)))
+                return
+        self.container(obj)
+
     def rollback(self) -> None:
         if not self._entries:
             return
@@ -218,6 +264,8 @@ class Journal:
                 setattr(obj, ALL_OWNED, None)
             elif kind == _FIELD_SET:
                 object.__setattr__(obj, "__pydantic_fields_set__", obj.__pydantic_fields_set__ - {name})
+            elif kind == _KEY_DEL:
+                _put_back(obj, name, *old)
             else:
                 set.clear(obj)
                 set.update(obj, old)
@@ -282,6 +330,18 @@ class Journal:
                 app._released(mine, mine)
         # A top claiming on read holds this list in its generation; emptied, it keeps no copy alive.
         claims.clear()
+
+
+def _put_back(obj: dict[Any, Any], key: Any, value: Any, place: int) -> None:
+    """Undo a delete from `obj`, as it was just after the delete: `key` goes back to `place` (see `_place`),
+    the keys that were behind it moved behind it again."""
+    keys = dict.keys(obj)
+    behind = list(islice(keys, place, None)) if place >= 0 else list(islice(reversed(keys), -1 - place))[::-1]
+    moved = [(each, dict.pop(obj, each)) for each in behind]
+    dict.__setitem__(obj, key, value)
+    for each, item in moved:
+        dict.__setitem__(obj, each, item)
+    setattr(obj, ALL_OWNED, None)
 
 
 def _differs(mine: Any, original: Any, differ: set[int]) -> bool:

@@ -84,6 +84,12 @@ def _note_container(obj: Any) -> None:
         journal.container(obj)
 
 
+def _note_delete(obj: Any, key: Any) -> None:
+    journal = active_journal()
+    if journal is not None:
+        journal.dict_delete(obj, key)
+
+
 def _note_growth(obj: Any) -> None:
     journal = active_journal()
     if journal is not None:
@@ -254,15 +260,19 @@ class TrackedDict(dict):
         dict.__setitem__(self, key, value if type(value) in ATOMIC_TYPES else _admitted(self, value))
 
     def __delitem__(self, key: Any) -> None:
-        _note_container(self)
+        _note_delete(self, key)
         dict.__delitem__(self, key)
 
     def pop(self, *args: Any) -> Any:
-        _note_container(self)
+        if args:
+            _note_delete(self, args[0])
+        else:
+            _note_container(self)  # no key: `dict.pop` raises
         return _claimed(dict.pop(self, *args), _owner(self))
 
     def popitem(self) -> Any:
-        _note_container(self)
+        if dict.__len__(self):
+            _note_delete(self, next(reversed(dict.keys(self))))  # the last key: put back at the end
         key, value = dict.popitem(self)
         return key, _claimed(value, _owner(self))
 

@@ -1,6 +1,7 @@
-"""Undo of a container claimed in the same call (`Journal.origin`): a change to it as a whole saves
-its shared original instead of a copy, and undo puts back exactly the contents, in the order, that
-the plain path (a copy of the container) puts back."""
+"""Undo without a copy of a large container: one claimed in the same call (`Journal.origin`) is undone
+from its shared original, and a key deleted near either end of a dict (`Journal.dict_delete`) is put
+back in its place. Either way undo puts back exactly the contents, in the order, that the plain path
+(a copy of the container before its first change) puts back."""
 
 from __future__ import annotations
 
@@ -78,6 +79,22 @@ class Shelf(App[ShelfState]):
             raise ToolError("refused after deleting")
 
     @tool
+    def drop_ends(self, fail: bool) -> None:
+        """Drop the newest note (`popitem`) and the oldest (`pop`), then fail if asked.
+
+        Args:
+            fail: Whether to fail after dropping.
+        """
+        notes = self.state.notes
+        if notes:
+            notes.popitem()
+        if notes:
+            notes.pop(next(iter(dict.keys(notes))))
+        notes.pop(99, None)  # absent: nothing deleted
+        if fail:
+            raise ToolError("refused after dropping")
+
+    @tool
     def sort_then_fail(self) -> None:
         """Sort the order, add a note at its end and fail.
 
@@ -94,13 +111,13 @@ def _ordered(value: Any) -> str:
 
 
 @contextmanager
-def _origin_from(size: int) -> Iterator[None]:
-    before = journal.ORIGIN_FROM
-    journal.ORIGIN_FROM = size
+def _lanes(origin_from: int, place_within: int) -> Iterator[None]:
+    before = journal.ORIGIN_FROM, journal.PLACE_WITHIN
+    journal.ORIGIN_FROM, journal.PLACE_WITHIN = origin_from, place_within
     try:
         yield
     finally:
-        journal.ORIGIN_FROM = before
+        journal.ORIGIN_FROM, journal.PLACE_WITHIN = before
 
 
 def _seeded() -> World:
@@ -115,6 +132,7 @@ CALLS = st.one_of(
     st.tuples(st.just("add"), st.fixed_dictionaries({"key": KEYS, "text": st.sampled_from("abc")})),
     st.tuples(st.just("tag"), st.fixed_dictionaries({"key": KEYS, "label": st.sampled_from("xy")})),
     st.tuples(st.just("delete"), st.fixed_dictionaries({"key": KEYS, "fail": st.booleans()})),
+    st.tuples(st.just("drop_ends"), st.fixed_dictionaries({"fail": st.booleans()})),
     st.tuples(st.just("sort_then_fail"), st.just({})),
 )
 STEPS = st.lists(st.one_of(
@@ -148,9 +166,11 @@ def _run(steps: list[tuple[str, int, Any]]) -> list[str]:
 @settings(max_examples=100, deadline=None)
 @given(STEPS)
 def test_undo_from_the_original_puts_back_what_undo_from_a_copy_does(steps: list[tuple[str, int, Any]]) -> None:
-    with _origin_from(0):  # every claimed container noted with its original
+    # Every claimed container noted with its original; a deleted key's place looked for within 2 of
+    # either end of a dict of more than 4 keys (the seeded dict has 6).
+    with _lanes(0, 2):
         noted = _run(steps)
-    with _origin_from(10**9):  # none: the plain path, a copy before the first change as a whole
+    with _lanes(10**9, 0):  # neither: the plain path, a copy before the first change as a whole
         plain = _run(steps)
     assert noted == plain
 
@@ -221,3 +241,22 @@ def _call_of(world: World, tool_name: str) -> Iterator[None]:
         raise
     finally:
         journal.end(token)
+
+
+@pytest.mark.parametrize("keys", [[1], [3, 1], [120], [119, 1, 120], [2, 60]])
+def test_a_failed_delete_from_a_dict_of_its_own_puts_each_key_back_in_its_place(keys: list[int]) -> None:
+    world = _inbox_world(120)
+    world.call("send_message", {"sender_name": "Eve", "receiver_name": "Frank", "message": "hi"})  # its own now
+    inbox = world.app("MessageApi").read_only_state.inbox
+    before = _ordered(world.state())
+    journal_of_call = journal.Journal("delete_message", False)
+    token = journal.begin(journal_of_call)
+    try:
+        for key in keys:
+            del inbox[key]
+        near = all(key in (1, 2, 3, 119, 120, 121) for key in keys)
+        assert (journal_of_call._saved == journal._NONE) is near  # near either end: no copy of the dict
+        journal_of_call.rollback()
+    finally:
+        journal.end(token)
+    assert _ordered(world.state()) == before
