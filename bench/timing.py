@@ -34,3 +34,24 @@ def p50_p90(samples: list[float]) -> tuple[float, float]:
     trip, to time one at a time)."""
     ordered = sorted(samples)
     return statistics.median(ordered), ordered[int(len(ordered) * 0.9)]
+
+
+def interleaved_cpu_us(
+    ops: dict[str, tuple[Callable[[], object], int]], *, rounds: int = 31, collect: bool = False
+) -> dict[str, float]:
+    """Median CPU time of one operation in microseconds, for each named `(operation, batch)`.
+
+    The operations take turns, one batch each per round, so that a machine busy with other work
+    slows them alike, and the process's CPU time is read rather than the wall clock. The collector
+    is off during a batch unless `collect` is set (as in `per_op_us`)."""
+    samples: dict[str, list[float]] = {name: [] for name in ops}
+    for _ in range(rounds):
+        for name, (op, batch) in ops.items():
+            if not collect:
+                gc.disable()
+            start = time.process_time_ns()
+            for _ in range(batch):
+                op()
+            samples[name].append((time.process_time_ns() - start) / batch / 1000)
+            gc.enable()
+    return {name: statistics.median(values) for name, values in samples.items()}

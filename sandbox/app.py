@@ -17,6 +17,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from weakref import ref as _ref
 
 from .journal import CLAIM_TOP, Journal, active_journal
 from .state import WITH_INTERNAL, Generation, StateModel, claim_on_read, own, own_fields, plain, plain_fields, settle
@@ -97,7 +98,10 @@ class App(Generic[S]):
             raise TypeError(f"state must be a {model.__name__} or a mapping")
         self._state: S = state  # type: ignore[assignment]
         self._shared = True  # the caller may hold the state object: the first write takes its own top
-        self._world: World | None = None
+        # A weak reference: a world holds its apps, and an app pointing back would make every world a
+        # reference cycle, freed only by the cyclic collector (a dropped fork and the copies it made
+        # stayed in memory until a collection, and cost one: its pass over every container they hold).
+        self._world: _ref[World] | None = None
         self.name: str = name or type(self).app_name or type(self).__name__
 
     @property
@@ -165,9 +169,12 @@ class App(Generic[S]):
 
     @property
     def world(self) -> World:
-        if self._world is None:
-            raise RuntimeError(f"app {self.name!r} is not part of a world yet")
-        return self._world
+        """The world this app is part of (alive while anything holds it: its calls run through it)."""
+        ref = self._world
+        world = None if ref is None else ref()
+        if world is None:
+            raise RuntimeError(f"app {self.name!r} is not part of a world" + (" yet" if ref is None else " any more"))
+        return world
 
     def load(self, config: Mapping[str, Any]) -> None:
         """Apply an initial configuration: listed fields replace the current values.
@@ -205,9 +212,10 @@ class App(Generic[S]):
     # -- engine hooks ------------------------------------------------------------------
 
     def _bind(self, world: World) -> None:
-        if self._world is not None and self._world is not world:
+        ref = self._world
+        if ref is not None and ref() is not world:  # another world's, even one gone since
             raise ValueError(f"app {self.name!r} already belongs to another world")
-        _set(self, "_world", world)
+        _set(self, "_world", _ref(world))
 
     def _share(self) -> S:
         """Hand out the state object for a snapshot or fork; later writes copy first."""
@@ -230,7 +238,7 @@ class App(Generic[S]):
             _set(self, "_shared", SHARED)
         _set(new, "_state", self._state)
         _set(new, "_shared", SHARED)
-        _set(new, "_world", world)
+        _set(new, "_world", _ref(world))  # one reference object per world, shared by its apps (CPython reuses it)
         return new
 
     def __setattr__(self, attribute: str, value: Any) -> None:

@@ -18,12 +18,27 @@ keeps neither). A copy changed in place is named by the journal's entries; every
 compared with its original, item by item, so a write that went past the journal is kept too.
 The release also ends that call's claiming on read (`App._released`): each top copy it took
 gets its own class back.
+
+A container that a call copied from a shared original (a claim) and then changes as a whole (a
+delete, a removal, a sort) needs its old contents, in their order, for undo. They are the
+original's: a shared object is never changed in place, and until the change the copy differs
+from it only by items claimed in turn (the same keys, in the same order, each a copy of the
+item it replaced). So a large claimed container (`ORIGIN_FROM` items or more) is noted with its
+original (`Journal.origin`) and the change saves that reference instead of copying the contents
+again: the first delete after a fork or restore costs one copy of the container (the claim's),
+not two. A container this world already owns has no original; its first change copies it
+(`list.copy`, `dict.copy`: a C-level pass over the items, the floor of an order-exact undo, since
+a dict does not tell a key's position without a scan of its keys). A delete from a large dict of
+its own first looks for the key's place among the `PLACE_WITHIN` keys at either end (a scan in C):
+found, it records the key, its value and its place, and undo puts it back there; a key further in
+falls back to the copy. Deleting the newest or oldest entries of a long dict costs the same at any size.
 """
 
 from __future__ import annotations
 
 from contextvars import ContextVar
-from operator import is_
+from itertools import islice
+from operator import indexOf, is_
 from typing import Any
 
 from .errors import ReadOnlyViolation
@@ -48,6 +63,7 @@ _TRUNCATE = 4  # list grew at its end: cut it back to a length
 _KEY_NEW = 5  # a dict key was added: remove it
 _KEY_OLD = 6  # a dict key's value was replaced: put the old value back
 _FIELD_SET = 7  # a model field became "set" (pydantic's fields_set): unset it
+_KEY_DEL = 8  # a dict key was deleted: put it back in its place (old: its value, and the place)
 
 # Claim kinds (first element of a `Journal.claims` record: kind, parent, key, copy, original).
 CLAIM_SLOT = 0  # an item of a tracked list (key: index) or dict (key: key)
@@ -55,10 +71,37 @@ CLAIM_FIELD = 1  # a field of an app's top state model (key: field name)
 CLAIM_TOP = 2  # an app's top state model (parent: the app)
 
 
+ORIGIN_FROM = 64
+"""How many items a container claimed during a call must hold for the call's journal to note its shared
+original (`Journal.origin`), so that a change to it as a whole saves the original rather than a copy.
+Below it a copy costs less than noting; tests set it to 0 (every claim noted) and to a size no
+container reaches (the plain path of copying) and hold the two to the same states."""
+
+
+PLACE_WITHIN = 32
+"""How far from either end of a dict of more than twice as many keys a deleted key's place is looked for
+(`Journal.dict_delete`) before the dict is saved whole. 0 turns the search off (every delete saves the dict
+whole: the plain path, which tests hold this one to)."""
+
+
+def _place(obj: dict[Any, Any], key: Any, within: int) -> int | None:
+    """The place of `key` among the first `within` keys of `obj` (from 0), or among its last `within` keys
+    (-1 for the last, -2 for the one before it...), or None. A scan in C; keys of state are plain values."""
+    keys = dict.keys(obj)
+    try:
+        return indexOf(islice(keys, within), key)
+    except ValueError:
+        pass
+    try:
+        return -1 - indexOf(islice(reversed(keys), within), key)
+    except ValueError:
+        return None
+
+
 class Journal:
     """Undo records for one call; `rollback` puts every touched object back."""
 
-    __slots__ = ("_entries", "_grown", "_saved", "claims", "read_only", "tool")
+    __slots__ = ("_entries", "_grown", "_origins", "_saved", "claims", "read_only", "tool")
 
     def __init__(self, tool: str, read_only: bool) -> None:
         # Allocated on the first write: most calls (all read-only ones) never write.
@@ -67,6 +110,8 @@ class Journal:
         self._grown: set[int] | frozenset[int] | None = None  # lists whose original length is saved
         # The copies of shared objects this call made, while it records them (see `release`).
         self.claims: list[tuple[int, Any, Any, Any, Any]] | None = None
+        # Large containers claimed during this call, by id: (the copy, its shared original). See `origin`.
+        self._origins: dict[int, tuple[Any, Any]] | None = None
         self.read_only = read_only
         self.tool = tool
 
@@ -111,12 +156,36 @@ class Journal:
         if saved is _NONE:
             saved = self._saved = set()
         saved.add(key)  # type: ignore[union-attr]
+        origins = self._origins
+        if origins is not None:
+            claimed = origins.get(key)
+            if claimed is not None and claimed[0] is obj:
+                # Claimed in this call: its contents before the call are the shared original's (see the
+                # module docstring), which undo copies back in the same way as a saved copy.
+                original = claimed[1]
+                kind = _LIST if isinstance(obj, list) else _DICT if isinstance(obj, dict) else _SET
+                entries.append((kind, obj, None, original))
+                return
         if isinstance(obj, list):
             entries.append((_LIST, obj, None, list.copy(obj)))
         elif isinstance(obj, dict):
             entries.append((_DICT, obj, None, dict.copy(obj)))
         else:
             entries.append((_SET, obj, None, set.copy(obj)))
+
+    def origin(self, mine: Any, original: Any) -> None:
+        """Note that `mine`, a container just claimed in this call, is a copy of the shared `original`.
+
+        Until `mine` changes as a whole, its contents are the original's but for items claimed in
+        turn; the first such change (`container`) saves `original` instead of a copy. Both are kept
+        for the call (the copy's id is not reused meanwhile). A read-only journal, one per tool for
+        all its calls, notes nothing."""
+        if self.read_only:
+            return
+        origins = self._origins
+        if origins is None:
+            origins = self._origins = {}
+        origins[id(mine)] = (mine, original)
 
     def list_growth(self, obj: list[Any]) -> None:
         """Remember a list's length before items are added at its end.
@@ -149,6 +218,27 @@ class Journal:
         else:
             entries.append((_KEY_NEW, obj, key, None))
 
+    def dict_delete(self, obj: dict[Any, Any], key: Any) -> None:
+        """Remember a key about to be deleted (`del`, `pop`, `popitem`), and its place: undo puts it back there.
+
+        A dict claimed in this call, a small one, or a key whose place is not near either end
+        (`PLACE_WITHIN`) is saved whole instead (`container`)."""
+        entries = self._entries
+        if entries is None:
+            entries = self._log()
+        saved = self._saved
+        if id(obj) in saved:  # type: ignore[operator]
+            return
+        within = PLACE_WITHIN
+        origins = self._origins
+        if (within and len(obj) > 2 * within and dict.__contains__(obj, key)
+                and (origins is None or id(obj) not in origins)):
+            place = _place(obj, key, within)
+            if place is not None:
+                entries.append((_KEY_DEL, obj, key, (dict.__getitem__(obj, key), place)))
+                return
+        self.container(obj)
+
     def rollback(self) -> None:
         if not self._entries:
             return
@@ -174,12 +264,15 @@ class Journal:
                 setattr(obj, ALL_OWNED, None)
             elif kind == _FIELD_SET:
                 object.__setattr__(obj, "__pydantic_fields_set__", obj.__pydantic_fields_set__ - {name})
+            elif kind == _KEY_DEL:
+                _put_back(obj, name, *old)
             else:
                 set.clear(obj)
                 set.update(obj, old)
         self._entries = None
         self._saved = None
         self._grown = None
+        self._origins = None
 
     def record_claims(self) -> None:
         """Keep the copies this call makes of shared objects from now on, to `release` the unchanged ones."""
@@ -215,16 +308,19 @@ class Journal:
                 else:
                     differ.add(id(parent))
             elif isinstance(parent, dict):
-                if dict.get(parent, key, _MISSING) is mine:
+                held = dict.get(parent, key, _MISSING)
+                if held is mine:
                     dict.__setitem__(parent, key, original)
                     setattr(parent, ALL_OWNED, None)  # it holds a shared item again
-                else:
+                elif held is not original:  # the original itself: put back by an undo (`container`)
                     differ.add(id(parent))
-            elif -len(parent) <= key < len(parent) and list.__getitem__(parent, key) is mine:
-                list.__setitem__(parent, key, original)
-                setattr(parent, ALL_OWNED, None)
             else:
-                differ.add(id(parent))
+                held = list.__getitem__(parent, key) if -len(parent) <= key < len(parent) else _MISSING
+                if held is mine:
+                    list.__setitem__(parent, key, original)
+                    setattr(parent, ALL_OWNED, None)
+                elif held is not original:
+                    differ.add(id(parent))
         for _, app, _, mine, original in tops:
             if mine is not original and id(mine) not in differ and not _differs(mine, original, differ):
                 app._released(mine, original)
@@ -234,6 +330,18 @@ class Journal:
                 app._released(mine, mine)
         # A top claiming on read holds this list in its generation; emptied, it keeps no copy alive.
         claims.clear()
+
+
+def _put_back(obj: dict[Any, Any], key: Any, value: Any, place: int) -> None:
+    """Undo a delete from `obj`, as it was just after the delete: `key` goes back to `place` (see `_place`),
+    the keys that were behind it moved behind it again."""
+    keys = dict.keys(obj)
+    behind = list(islice(keys, place, None)) if place >= 0 else list(islice(reversed(keys), -1 - place))[::-1]
+    moved = [(each, dict.pop(obj, each)) for each in behind]
+    dict.__setitem__(obj, key, value)
+    for each, item in moved:
+        dict.__setitem__(obj, each, item)
+    setattr(obj, ALL_OWNED, None)
 
 
 def _differs(mine: Any, original: Any, differ: set[int]) -> bool:

@@ -49,6 +49,7 @@ from typing import Any, ClassVar, SupportsIndex
 
 from pydantic import BaseModel, ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
+from . import journal as journal_module
 from .dumps import SERIALIZER_ATTRIBUTE, serializer_of
 from .journal import ALL_OWNED, CLAIM_FIELD, CLAIM_SLOT, active_journal
 
@@ -81,6 +82,12 @@ def _note_container(obj: Any) -> None:
     journal = active_journal()
     if journal is not None:
         journal.container(obj)
+
+
+def _note_delete(obj: Any, key: Any) -> None:
+    journal = active_journal()
+    if journal is not None:
+        journal.dict_delete(obj, key)
 
 
 def _note_growth(obj: Any) -> None:
@@ -253,15 +260,19 @@ class TrackedDict(dict):
         dict.__setitem__(self, key, value if type(value) in ATOMIC_TYPES else _admitted(self, value))
 
     def __delitem__(self, key: Any) -> None:
-        _note_container(self)
+        _note_delete(self, key)
         dict.__delitem__(self, key)
 
     def pop(self, *args: Any) -> Any:
-        _note_container(self)
+        if args:
+            _note_delete(self, args[0])
+        else:
+            _note_container(self)  # no key: `dict.pop` raises
         return _claimed(dict.pop(self, *args), _owner(self))
 
     def popitem(self) -> Any:
-        _note_container(self)
+        if dict.__len__(self):
+            _note_delete(self, next(reversed(dict.keys(self))))  # the last key: put back at the end
         key, value = dict.popitem(self)
         return key, _claimed(value, _owner(self))
 
@@ -431,6 +442,15 @@ def _note_claim(kind: int, parent: Any, key: Any, mine: Any, original: Any) -> N
             claims.append((kind, parent, key, mine, original))
 
 
+def _note_origin(mine: Any, original: Any) -> None:
+    """Tell the call's journal that the large container `mine` was just copied from the shared `original`,
+    so that undoing a change to it as a whole puts the original's contents back, with no copy of its own
+    (`Journal.origin`)."""
+    journal = active_journal()
+    if journal is not None:
+        journal.origin(mine, original)
+
+
 def _claim_slot(container: Any, store: Any, key: Any, value: Any, owner: Any) -> Any:
     """Put `value`, the item at `key` of `container`, in place as an object of generation `owner`
     (`store` is the container type's own `__setitem__`), noting a copy made as a claim; the item now there."""
@@ -452,14 +472,20 @@ def _claimed(value: Any, owner: Any) -> Any:
         new: Any = TrackedDict(value)
         new._tw_all = None
         new._tw_owner = owner
+        if len(value) >= journal_module.ORIGIN_FROM:
+            _note_origin(new, value)
         return new
     if kind is TrackedList:
         new = TrackedList(list.copy(value))  # a plain copy first: building from the list itself would iterate it
         new._tw_all = None
         new._tw_owner = owner
+        if len(value) >= journal_module.ORIGIN_FROM:
+            _note_origin(new, value)
         return new
     if kind is TrackedSet:
         new = TrackedSet(value)
+        if len(value) >= journal_module.ORIGIN_FROM:
+            _note_origin(new, value)
     elif isinstance(value, StateModel):
         return own(value, owner)
     elif kind is tuple:

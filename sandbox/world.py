@@ -68,7 +68,9 @@ class World:
             length, integer digits); input past one is refused with an error naming it.
     """
 
-    __slots__ = ("_apps", "_ids", "_specs", "_strict", "_tools", "clock", "coercion", "limits", "log", "rng")
+    # `__weakref__`: an app refers to its world weakly (`App.world`), so a dropped world is freed at once.
+    __slots__ = ("__weakref__", "_apps", "_ids", "_specs", "_strict", "_tools", "clock", "coercion", "limits", "log",
+                 "rng")
 
     def __init__(
         self,

@@ -435,3 +435,31 @@ def test_forks_share_id_counters_until_one_counts() -> None:
     assert world.next_id("order") == 2
     other = world.fork()
     assert world.next_id("order") == 3 and other.next_id("order") == 3 and fork.next_id("order") == 4
+
+
+def test_a_dropped_fork_is_freed_without_the_cyclic_collector() -> None:
+    """An app refers to its world weakly: a fork and the copies its calls made go as soon as the
+    fork does, not at the next collection (a world that were a cycle would cost one a pass over
+    every container it holds)."""
+    import gc
+    import weakref
+
+    template = todo_world(tasks=5)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        fork = template.fork()
+        fork.call("complete_task", {"task_id": 2})
+        gone, state = weakref.ref(fork), weakref.ref(fork.app(TodoApp).read_only_state)
+        del fork
+        assert gone() is None and state() is None
+        other = template.fork()
+        app = other.app(TodoApp)
+        assert app.world is other
+        del other  # an app alone does not keep its world alive
+        with pytest.raises(RuntimeError, match="not part of a world any more"):
+            app.world  # noqa: B018
+    finally:
+        if enabled:
+            gc.enable()
+    assert template.app(TodoApp).read_only_state.tasks[1].status != "done"
