@@ -8,15 +8,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 ENV_VAR = "TOOLWORLDS_DATA"
 
 # What each benchmark folder under the datasets folder holds (a file that must be there), for
 # errors that tell a user the layout expected of the folder they set.
-LAYOUT = {
+LAYOUT = MappingProxyType({
     "acebench": "acebench/data_en/data_agent_multi_step.json",
     "api-bank": "api-bank/lv1-lv2-samples/level-1-given-desc/",
-}
+})
 
 
 def _default_roots() -> list[Path]:

@@ -100,7 +100,7 @@ def test_an_endpoint_error_is_printed_with_its_escapes_visible(tmp_path: Path) -
         ran = CliRunner().invoke(app, ["run", "--db", db, "--run-id", "r", "--lang", "en", "--task-ids", TASK.id,
                                        "--agent", "llm", "--model", "m", "--base-url", url + "/v1", "--retries", "0"],
                                  terminal_width=10_000)
-    assert ran.exit_code == 0, ran.output
+    assert ran.exit_code == 1, ran.output  # its one episode failed: a run with no score exits 1
     assert "1 failed" in ran.output and "\\x1b[2J\\x1b[32mall episodes solved" in ran.output
     assert ESC not in ran.output
 
