@@ -316,6 +316,11 @@ def _check_task_ids(query: TaskQuery, loads: list[tuple[WorldFamily, str, Any]],
     Every task set asked for counts: an id found in one language is not missing from the other."""
     chosen = generated | {str(task.id) for _, _, loaded in loads for task in loaded.tasks}
     missing = [task_id for task_id in dict.fromkeys(query.task_ids) if task_id not in chosen]
+    # An id may name a task by another of its ids (ToolBench: the dataset's id, or mcpbr's `toolbench_N`
+    # counted after the filters): it is there when the same query asking for it alone finds a task.
+    for entry, lang, _ in loads:
+        missing = [task_id for task_id in missing
+                   if not _found_alone(entry, dataclasses.replace(query, lang=lang, task_ids=(task_id,)))]
     if not missing:
         return
     everything = dataclasses.replace(query, task_ids=(), limit=None, categories=(), difficulties=(), tags=())
@@ -336,6 +341,13 @@ def _check_task_ids(query: TaskQuery, loads: list[tuple[WorldFamily, str, Any]],
         raise fail(f"--task-ids: no task has the id(s) {named}{more}")
     shown = ", ".join(repr(task_id) for task_id in missing[:10]) + (" ..." if len(missing) > 10 else "")
     raise fail(f"--task-ids: {shown} left out by the other filters or --limit; drop those or these ids")
+
+
+def _found_alone(entry: WorldFamily, query: TaskQuery) -> bool:
+    try:
+        return bool(entry.tasks(query).tasks)
+    except (LookupError, ValueError, OSError):  # the filtered load read this data: this one reads it too
+        return False
 
 
 def _generated_set(name: str, langs: list[str] | None, query: TaskQuery) -> "TaskSet":

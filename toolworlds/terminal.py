@@ -10,6 +10,8 @@ so off a terminal the width is `PIPED_WIDTH` unless `COLUMNS` says otherwise.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console, ConsoleDimensions
 
 # Wide enough for any table the commands print: rows are never wrapped, however many columns.
@@ -17,7 +19,16 @@ PIPED_WIDTH = 4096
 
 
 class OutputConsole(Console):
-    """A rich `Console` whose width off a terminal is `PIPED_WIDTH` (or `COLUMNS`, when set)."""
+    """A rich `Console` whose width off a terminal is `PIPED_WIDTH` (or `COLUMNS`, when set).
+
+    `COLUMNS` is read when something is printed, not when the console is made: rich fixes it at
+    construction, and the command's consoles are made at import (in a pytest-xdist worker, whose
+    environment says 80, that pinned every table to 80 columns whatever a command ran with)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if kwargs.get("width") is None:
+            self._width = None
 
     @property
     def size(self) -> ConsoleDimensions:
