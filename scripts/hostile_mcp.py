@@ -12,7 +12,8 @@ Each run counts the server's exit code, whether its stderr holds a traceback, an
 `sessions` serves the same task over streamable HTTP with `--max-sessions LIMIT` and opens
 SESSIONS other sessions beside one honest session, which logs in, is silent while 60% of the
 others come and go, then finishes its episode. Each other session makes one call; half of them then end
-themselves (DELETE) and half are abandoned open. The honest session must get each call's true answer (the same as in a
+themselves (DELETE), a quarter go away mid-call (their connection closed before the answer) and a
+quarter are abandoned open. The honest session must get each call's true answer (the same as in a
 world of its own) or an explicit refusal (a JSON-RPC error or an HTTP error naming the
 session), never an answer from a fresh world. Exits 1 on any answer from a wrong world.
 """
@@ -183,7 +184,8 @@ async def sessions(count: int, limit: int, idle: float) -> int:
         tracebacks = errors.read().decode(errors="replace").count("Traceback")
     print(f"{count} sessions against --max-sessions {limit}{f' --idle-timeout {idle:g}' if idle else ''} "
           f"({time.monotonic() - started:.0f} s): "
-          f"{counts['opened']} opened ({counts['ended']} ended by their client), {counts['refused']} refused (503); "
+          f"{counts['opened']} opened ({counts['ended']} ended by their client, {counts['dropped']} gone mid-call), "
+          f"{counts['refused']} refused (503); "
           f"worlds kept at the end {kept}; honest session: {', '.join(honest)}; server tracebacks {tracebacks}")
     return 1 if "wrong world" in honest else 0
 
@@ -193,7 +195,7 @@ async def crowd(base: str, count: int, server: subprocess.Popen[bytes]) -> tuple
     verdict on each honest call, and how many worlds the server kept at the end."""
     url = base + "/mcp"
     expected = expected_texts()
-    counts = {"opened": 0, "refused": 0, "ended": 0}
+    counts = {"opened": 0, "refused": 0, "ended": 0, "dropped": 0}
     honest: list[str] = []
     async with httpx.AsyncClient(timeout=60) as client:
         deadline = time.monotonic() + 60
@@ -214,8 +216,14 @@ async def crowd(base: str, count: int, server: subprocess.Popen[bytes]) -> tuple
                 counts["refused"] += 1
                 return
             counts["opened"] += 1
-            await client.post(url, json=call_message(1, *CALLS[2]),
-                              headers={**HEADERS, "mcp-session-id": session, "mcp-protocol-version": VERSION})
+            headers = {**HEADERS, "mcp-session-id": session, "mcp-protocol-version": VERSION}
+            if number % 4 == 2:  # a call, and away before its answer (the connection closes mid-call)
+                try:
+                    await client.post(url, json=call_message(1, *CALLS[2]), headers=headers, timeout=0.0005)
+                except httpx.TimeoutException:
+                    counts["dropped"] += 1
+                return
+            await client.post(url, json=call_message(1, *CALLS[2]), headers=headers)
             if number % 2:
                 await client.delete(url, headers={"mcp-session-id": session, "mcp-protocol-version": VERSION})
                 counts["ended"] += 1

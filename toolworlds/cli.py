@@ -1074,9 +1074,10 @@ def serve(
         from . import mcp_server
     except ImportError:
         raise fail('serving MCP needs the mcp package: pip install -e ".[mcp]" in the toolworlds checkout') from None
-    try:
+    try:  # over stdio the process is the session: it does not idle out
         hosted = mcp_server.WorldHost(family_name, task=task, lang=lang, seed=seed, data=data, narrow=narrow,
-                                      max_sessions=max_sessions, idle_timeout=idle_timeout or None,
+                                      max_sessions=max_sessions,
+                                      idle_timeout=(idle_timeout or None) if transport == "http" else None,
                                       coercion="strict" if coercion == "strict" else "lax" if coercion else None)
         if transport == "http":
             mcp_server.check_loopback(host)
