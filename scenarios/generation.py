@@ -26,7 +26,7 @@ import hashlib
 import json
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -394,5 +394,3 @@ def load_generated(path: Path, query: TaskQuery, generator: TaskGenerator) -> Ta
     result.tasks = select(result.tasks, query)
     return result
 
-
-GeneratorFactory = Callable[[], TaskGenerator]

@@ -10,9 +10,9 @@ eleven flights), so variety comes from who asks, what they ask and how they say 
 3. a request whose later call needs an earlier call's output (the earliest message's id before
    deleting it to make room, a reminder's key found by its title, a flight number found by route
    and day) and two more requests;
-4. two such requests and another, with Wi-Fi off or the phone logged out (unsaid), and an app
+4. two such requests and two more, with Wi-Fi off or the phone logged out (unsaid), and an app
    offered that is not needed;
-5. three such requests and two more; one candidate in ten is an ACEBench special case (a message or
+5. three such requests and three more; one candidate in twenty is an ACEBench special case (a message or
    reminder without its text or title, a time that does not exist, a request no tool serves).
 
 Each candidate states the balances, messages and reminders its end state must show, from the
@@ -38,7 +38,7 @@ from .texts import texts_for
 from .world import acebench_world, saved_state
 
 VERSION = "1"
-SPECIAL_SHARE = 0.1
+SPECIAL_SHARE = 0.05
 PEOPLE = ("Eve", "Frank", "Grace")  # in every app's data: contacts, food users, travellers
 CONTACTS = ("Eve", "Frank", "Grace", "Helen", "Isaac", "Jack")
 EARLIEST = (3, 6, 2, 5, 1, 4)  # the inbox's messages from the earliest, by their dates
@@ -239,8 +239,9 @@ class _Draft:
         if level >= 2:
             simple = [self.remind, lambda: self.order(cheapest=True), self.order]
         compound: list[Callable[[], bool]] = [self.send, self.unremind, lambda: self.book(by_route=True)]
-        plan = {1: [simple], 2: [simple, simple], 3: [compound, simple, simple], 4: [compound, compound, simple],
-                5: [compound, compound, compound, simple, simple]}[level]
+        plan = {1: [simple], 2: [simple, simple], 3: [compound, simple, simple],
+                4: [compound, compound, simple, simple],
+                5: [compound, compound, compound, simple, simple, simple]}[level]
         for choices in self.rng.sample(plan, len(plan)):
             if not self.rng.choice(choices)():
                 return None

@@ -42,7 +42,7 @@ PHRASES: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType({
         "irrelevant": ("call Frank for me", "take a photo with the camera", "book a hotel in Shanghai",
                        "what will the weather be tomorrow?", "play some music", "set an alarm for 6 am"),
         "incomplete_send": ("send a message to {to}", "text {to} for me"),
-        "incomplete_remind": ("add a reminder for {when}", "remind me {when}"),
+        "incomplete_remind": ("add a reminder {when}", "remind me {when}"),
         "error_remind": ("add a reminder '{title}' for {bad}", "remind me about '{title}' at {bad}"),
     }),
     "zh": MappingProxyType({

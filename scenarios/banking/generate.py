@@ -9,9 +9,9 @@ and kind follow the difficulty level (`scenarios.generation.LEVELS`):
    the agent lists the accounts first;
 3. a request whose later call needs an earlier call's output (a new account's number, a loan's
    number and first installment, a balance to move whole) and another request;
-4. as 3, on a phone whose Wi-Fi is off or which is logged out (the instruction does not say), with
-   the messaging or reminder tools offered beside the bank's;
-5. as 4 with two requests more; one candidate in ten is instead an ACEBench special case (an
+4. as 3 with one request more, on a phone whose Wi-Fi is off or which is logged out (the
+   instruction does not say), with the messaging or reminder tools offered beside the bank's;
+5. two requests of the kind of 3 and three more, as 4; one candidate in twenty is instead an ACEBench special case (an
    amount, payee account or loan term missing; a month or date that does not exist; a request no
    tool serves).
 
@@ -39,7 +39,7 @@ from .phrases import KINDS, NAMES, PHRASES, TERMS, ZH_COMMA, ZH_QUESTION, ZH_STO
 from .world import banking_world
 
 VERSION = "1"
-SPECIAL_SHARE = 0.1
+SPECIAL_SHARE = 0.05
 TODAY = dt.date(2024, 7, 14)  # the simulated clock's first day
 _WORDS = ("sunny", "river", "maple", "tiger", "lotus", "amber", "cedar", "pearl", "comet", "olive")
 _ON: Mapping[str, bool] = MappingProxyType({"wifi": True, "logged_in": True})
@@ -286,8 +286,8 @@ class _Draft:
         level = self.difficulty
         simple = [self.deposit, self.withdraw, self.move, self.pay]
         compound = [self.open_fund, self.empty_close, self.loan_first]
-        plan: list[Any] = {1: [simple], 2: [simple, simple], 3: [compound, simple], 4: [compound, simple],
-                           5: [compound, compound, simple, simple]}[level]
+        plan: list[Any] = {1: [simple], 2: [simple, simple], 3: [compound, simple], 4: [compound, simple, simple],
+                           5: [compound, compound, simple, simple, simple]}[level]
         plan = self.rng.sample(plan, len(plan))
         if level >= 2 and plan[-1] is simple and self.rng.random() < 0.2:
             plan[-1] = [self.freeze]  # a freeze ends a request list: nothing moves after it

@@ -141,7 +141,7 @@ PHRASES: Phrases = MappingProxyType({
         "incomplete_amount": ("从{src}转一些钱到{dst}", "从{src}往{dst}转点钱"),
         "incomplete_payee": ("给{payee}转{amount}", "从{src}付给{payee}{amount}"),
         "incomplete_term": ("我想贷款{amount}，放款到{acct}", "申请一笔{amount}的贷款到{acct}"),
-        "error_month": ("给我看{acct}在{month}这个月的对账单", "我要{acct}{month}月份的月结单"),
+        "error_month": ("给我看{acct}在{month}这个月的对账单", "我要{acct}在{month}的月结单"),
         "error_date": ("列出{acct}从{date}起的交易记录", "查一下{acct}自{date}以来的流水"),
     }),
 })
