@@ -24,20 +24,23 @@ from scenarios.apibank.samples import ApiBankSample
 from scenarios.apibank.scenes import Level3Task
 
 from ..task_score import TaskScore, score_task
+from ..versions import Checker
 from .level3 import gold_calls_made
 from .scorer import judge_call, rouge_l
 
 
-def score_episode(task: Any, world: World, process: Sequence[str], mode: Mode) -> TaskScore:
-    """The family's per-episode score (found by `evaluators.task_score.episode_scorer`)."""
+def score_episode(task: Any, world: World, process: Sequence[str], mode: Mode, *,
+                  checker: Checker = "compat") -> TaskScore:
+    """The family's per-episode score (found by `evaluators.task_score.episode_scorer`). In `strict`, a
+    call is judged by `strict.strict_input` instead of the reference's per-API checks."""
     if isinstance(task, Level3Task):
-        return score_scene(task, world)
+        return score_scene(task, world, checker)
     if not isinstance(task, ApiBankSample):
-        return score_task(task, world, process, mode)
+        return score_task(task, world, process, mode, checker=checker)
     reply = process[0] if process else ""
     expected = task.paths[0][0]
     if task.gold_call is not None:
-        correct, why = judge_call(world, task.gold_call, reply)
+        correct, why = judge_call(world, task.gold_call, reply, checker=checker)
         value = 1.0 if correct else 0.0
     else:
         value = rouge_l(task.gold_reply, reply)
@@ -47,9 +50,9 @@ def score_episode(task: Any, world: World, process: Sequence[str], mode: Mode) -
     return TaskScore(correct, value, value, diff, reason=why)
 
 
-def score_scene(task: Level3Task, world: World) -> TaskScore:
+def score_scene(task: Level3Task, world: World, checker: Checker = "compat") -> TaskScore:
     made = gold_calls_made(task.calls, ((record.tool, json.loads(json.dumps(envelope(world, record), default=str)))
-                                        for record in world.log))
+                                        for record in world.log), strict=checker == "strict")
     comparison = compare_states(task.ground_truth, task.end_state(world), mode="exact")
     share = sum(made) / len(made) if made else 1.0
     missing = [call.api_name for call, done in zip(task.calls, made, strict=True) if not done]

@@ -21,6 +21,8 @@ from typing import Any
 from scenarios.apibank.checks import check_call
 from scenarios.apibank.dialogues import ApiCall
 
+from .strict import strict_input
+
 
 @dataclass(frozen=True)
 class SceneScore:
@@ -37,16 +39,20 @@ class SceneScore:
         return bool(self.made) and all(self.made)
 
 
-def gold_calls_made(gold: Sequence[ApiCall], made: Iterable[tuple[str | None, Mapping[str, Any]]]) -> tuple[bool, ...]:
+def gold_calls_made(gold: Sequence[ApiCall], made: Iterable[tuple[str | None, Mapping[str, Any]]], *,
+                    strict: bool = False) -> tuple[bool, ...]:
     """Per gold call, whether one of the `made` calls ((API name, envelope), in order) matches
-    it; each made call matches at most one gold call."""
+    it; each made call matches at most one gold call. `strict`: the made call's input must also be
+    the gold's (`scorer.strict_input`), not only pass the reference's lenient per-API check (a
+    scene's world answers from other data than the recordings, so outputs keep the check's rules)."""
     candidates = [(name, dict(envelope)) for name, envelope in made if name is not None]
     used: set[int] = set()
     verdicts = []
     for call in gold:
         expected = dict(call.result or {})
         match = next((i for i, (name, envelope) in enumerate(candidates)
-                      if i not in used and name == call.api_name and check_call(call.api_name, envelope, expected)),
+                      if i not in used and name == call.api_name and check_call(call.api_name, envelope, expected)
+                      and (not strict or strict_input(envelope, expected))),
                      None)
         if match is not None:
             used.add(match)

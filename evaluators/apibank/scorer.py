@@ -42,6 +42,8 @@ from scenarios.apibank.replay import (
 from scenarios.jsonlines import decoded_lines
 
 from ..results import ResultsRequest, ScoreTable
+from ..versions import Checker
+from .strict import strict_input
 
 
 @dataclass(frozen=True)
@@ -83,9 +85,10 @@ def render_call(api_name: str, param_dict: Mapping[str, Any]) -> str:
     return render_calls([Call(api_name, dict(param_dict))])
 
 
-def judge_call(world: World, gold: ApiCall, prediction: Any) -> tuple[bool, str]:
+def judge_call(world: World, gold: ApiCall, prediction: Any, *, checker: Checker = "compat") -> tuple[bool, str]:
     """Whether a reply's call, run in `world` (the dialogue's gold calls before it replayed),
-    passes the gold call's check; and if not, why. Never raises."""
+    passes the gold call's check (`compat`: the reference's per-API check; `strict`: `strict_input`);
+    and if not, why. Never raises."""
     try:
         call = first_call(prediction if isinstance(prediction, str) else json.dumps(prediction))
     except ParseError as exc:
@@ -93,8 +96,17 @@ def judge_call(world: World, gold: ApiCall, prediction: Any) -> tuple[bool, str]
     if call.name != gold.api_name:
         return False, f"API name mismatch: {call.name} vs {gold.api_name}"
     queue_recorded_random(world, gold.api_name, gold.result or {})
-    produced = json.loads(json.dumps(envelope(world, world.call(call.name, call.arguments)), default=str))
+    record = world.call(call.name, call.arguments)
+    produced = json.loads(json.dumps(envelope(world, record), default=str))
     expected = json.loads(json.dumps(gold.result or {}, default=str))
+    if checker == "strict":
+        # What the model chose is the call: its arguments as written (not as the world coerced them, which
+        # would let "5" pass for 5), against the gold's; the output is the world's answer (ToolSearcher's
+        # ranking, say, is ours, not the recording's). The call must also fare as the gold's did: accepted
+        # where the gold's was, refused where it was refused.
+        correct = (strict_input({"input": call.arguments}, {"input": dict(gold.param_dict)})
+                   and (record.error is None) == (expected.get("exception") is None))
+        return correct, "" if correct else "strict: the call's arguments are not the gold's"
     correct = check_call(gold.api_name, produced, expected)
     return correct, "" if correct else "the check failed"
 
