@@ -174,3 +174,18 @@ def test_score_names_every_result_line_it_cannot_read_and_exits_non_zero(tmp_pat
     said = " ".join(result.output.split())
     assert "2 result line(s) could not be read: data_normal_atom_bool_result.json:1: not valid JSON" in said
     assert "data_normal_atom_bool_result.json:3: not a JSON object" in said and "0.000" not in said
+
+
+@needs_data
+def test_score_shows_groups_without_result_files_as_absent(tmp_path: Path) -> None:
+    """One category's results: the groups none of whose categories has a file print '-', not 0.000, and the
+    compat overall says it counts them as 0, as the reference does."""
+    rows = read_jsonl(ACE / "data_en" / "data_normal_atom_bool.json")
+    (tmp_path / "data_normal_atom_bool_result.json").write_text(
+        "".join(json.dumps({"id": row["id"], "result": "[x()]"}) + "\n" for row in rows))
+    result = CliRunner().invoke(app, ["score", "acebench", "--results", str(tmp_path)], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    cells = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in result.output.splitlines()
+             if line.count("│") >= 3}
+    assert cells["atom"] == "0.000" and cells["special"] == "-" and cells["agent"] == "-"
+    assert "groups without results count as 0" in result.output

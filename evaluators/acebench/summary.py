@@ -154,7 +154,12 @@ def category_table(scores: Mapping[str, CategoryScore], mode: Mode, lang: str, s
         for name, s in scores.items()
     )
     over = f"over {overall_groups(summary)}" if sample else ""
-    groups = tuple((group, f"{summary[group]:.3f}", over if group == "overall" else "")
+    # A group none of whose categories has a result file is shown as absent, "-": compat's summary counts
+    # it as 0 towards the overall, as the reference does, and the overall row says so.
+    absent = {group for group, names in GROUPS.items() if not any(name in scores for name in names)}
+    if not sample and mode == "compat" and absent:
+        over = "groups without results count as 0 (the reference's rule)"
+    groups = tuple((group, "-" if group in absent else f"{summary[group]:.3f}", over if group == "overall" else "")
                    for group in SUMMARY_GROUPS if group in summary)
     if sample and missing:
         groups += (("not run", _named(missing), ""),)
