@@ -21,7 +21,7 @@ import importlib
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
@@ -43,7 +43,7 @@ from .defects import run_defects
 from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .episodes import run_episode
 from .llm import SdkClients, task_protocol
-from .store import CallRow, EpisodeRow, MessageRow, RunStore, ScoreRow
+from .store import EpisodeRow, RunStore, ScoreRow
 
 # Held around each endpoint request (`with gate:`), shared by every worker of a run.
 Gate = AbstractContextManager[Any]
@@ -448,9 +448,10 @@ def execute_run(
 
         backend = ProcessBackend(workers)
     hashes = {(name, _stored_text(str(task.id))): task_hash(task) for name, task, _, _ in pending}
+    stored = store.failed(run_id) if retry_failed else set()  # what an outcome may replace
     outcomes = backend.outcomes(pending, spec)
     try:
-        _store_outcomes(store, run_id, outcomes, on_done, hashes)
+        _store_outcomes(store, run_id, outcomes, on_done, hashes, stored)
     finally:  # also when interrupted mid-commit: a generator backend ends its workers now, not when collected
         close = getattr(outcomes, "close", None)
         if close is not None:
@@ -461,20 +462,24 @@ def execute_run(
 
 
 def _store_outcomes(store: RunStore, run_id: str, outcomes: Iterable[Outcome],
-                    on_done: Callable[[Outcome], None] | None, hashes: Mapping[tuple[str, str], str]) -> None:
-    """Commit each outcome as it arrives, one transaction per episode, with its task's data hash."""
+                    on_done: Callable[[Outcome], None] | None, hashes: Mapping[tuple[str, str], str],
+                    stored: Collection[tuple[str, str, int]] = ()) -> None:
+    """Commit each outcome as it arrives, one transaction per episode, with its task's data hash;
+    `stored` holds (task set, task id, trial) of the episodes already stored that an outcome replaces
+    (failed ones retried): no other is looked for."""
     for outcome in outcomes:
         kept = outcome.episode
-        episode = EpisodeRow(run_id=run_id, finished_at=dt.datetime.now(dt.UTC), **kept,
-                             task_hash=hashes.get((kept["task_set"], kept["task_id"])))
+        finished_at = dt.datetime.now(dt.UTC)
+        row = {**kept, "run_id": run_id, "finished_at": finished_at,
+               "task_hash": hashes.get((kept["task_set"], kept["task_id"]))}
         try:
-            store.save_episode(episode, [CallRow(episode_id=0, **call) for call in outcome.calls],
-                               [MessageRow(episode_id=0, **message) for message in outcome.messages])
+            new = (kept["task_set"], kept["task_id"], kept.get("trial") or 0) not in stored
+            store.store_episode(row, outcome.calls, outcome.messages, new=new)
         except (OverflowError, DataError) as exc:  # a value this episode brought, not the store: only it fails
             refused = failed_row(kept["task_set"], kept["task_id"], kept["category"],
                                  f"store: its record holds a value the database refuses ({exception_line(exc)})",
                                  kept.get("trial") or 0)
-            store.save_episode(EpisodeRow(run_id=run_id, finished_at=episode.finished_at, **refused), [])
+            store.store_episode({**refused, "run_id": run_id, "finished_at": finished_at})
         if on_done is not None:
             on_done(outcome)
 
