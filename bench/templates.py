@@ -12,32 +12,19 @@ load is printed with the figures, since other processes share the cores.
 from __future__ import annotations
 
 import argparse
-import gc
 import itertools
 import os
-import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rich.console import Console
 from rich.table import Table
+from timing import interleaved_cpu_us
 
 from scenarios.banking.family import load_tasks
 from scenarios.banking.world import _build
-
-
-def per_world_us(make: Callable[[], object], batch: int) -> float:
-    gc.disable()
-    start = time.process_time()
-    for _ in range(batch):
-        make()
-    elapsed = time.process_time() - start
-    gc.enable()
-    return elapsed / batch * 1e6
 
 
 def main() -> None:
@@ -57,11 +44,7 @@ def main() -> None:
 
     for task in tasks:  # templates built before timing: a run builds each once
         task.world()
-    ours_us, fresh_us = [], []
-    for _ in range(args.rounds):
-        ours_us.append(per_world_us(ours, args.batch))
-        fresh_us.append(per_world_us(fresh, args.batch))
-    ours_m, fresh_m = statistics.median(ours_us), statistics.median(fresh_us)
+    ours_m, fresh_m = interleaved_cpu_us(ours, fresh, rounds=args.rounds, batch=args.batch)
     table = Table(title=f"banking world per episode ({len(tasks)} tasks' configurations), CPU time, medians of "
                         f"{args.rounds} interleaved rounds of {args.batch}, load {os.getloadavg()[0]:.2f}")
     for column in ("measure", "us per world", "ratio"):
