@@ -16,6 +16,7 @@ plain text, and the run goes on. A failed episode counts as stored: `--resume` s
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import importlib
 import json
@@ -289,8 +290,7 @@ def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact", *,
 
 def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: Callable[[], World] | None,
                    gate: Gate | None, trial: int, clients: SdkClients | None) -> Outcome:
-    offered = openai_tools(task.functions)
-    tools = _stored_json(offered)  # stored as given: written before the agent holds them
+    offered, tools = offered_tools(task.functions)  # tools stored as given: written before the agent holds them
     agent = spec.build(task, gate, trial, clients)
     world, episode = run_episode(task, agent, user=spec.build_user(task, gate, clients),
                                  world=start() if start else None, max_steps=spec.max_steps, openai=offered)
@@ -316,6 +316,26 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: 
         for r in episode.records
     ]
     return Outcome(row, calls, transcript_rows(episode.transcript))
+
+
+def offered_tools(functions: Any) -> tuple[list[dict[str, Any]], str]:
+    """A task's functions as the OpenAI tools an agent is offered (its own copy) and as the text stored with
+    the episode. Converted once per distinct function list in a process (`_converted`): a run's tasks share a
+    few, and converting them was a third of an oracle banking episode."""
+    try:
+        key = json.dumps(functions, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):  # not plain JSON data: converted as it is, every time
+        offered = openai_tools(functions)
+        return offered, _stored_json(offered)
+    tools = _converted(key)
+    offered: list[dict[str, Any]] = json.loads(tools)
+    return offered, tools
+
+
+@functools.lru_cache(maxsize=64)
+def _converted(functions: str) -> str:
+    """The stored text of the OpenAI tools for a function list given as JSON text."""
+    return _stored_json(openai_tools(json.loads(functions)))
 
 
 def score_columns(task_set: str, task: Any, world: World, process: Sequence[str], score: TaskScore,
