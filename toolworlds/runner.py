@@ -325,8 +325,8 @@ def offered_tools(functions: Any) -> tuple[list[dict[str, Any]], str]:
     try:
         key = json.dumps(functions, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):  # not plain JSON data: converted as it is, every time
-        offered = openai_tools(functions)
-        return offered, _stored_json(offered)
+        converted = openai_tools(functions)
+        return converted, _stored_json(converted)
     tools = _converted(key)
     offered: list[dict[str, Any]] = json.loads(tools)
     return offered, tools
