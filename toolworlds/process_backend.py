@@ -26,6 +26,7 @@ import signal
 import tempfile
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -45,6 +46,7 @@ from .runner import AgentSpec, Gate, Outcome, Pending, failed_outcome, run_one
 WORKERS_PER_CPU = 16
 DRIVER_CHECK_SECONDS = 0.25  # how often a pool process checks that its driver is still there
 BROKEN_CHECK_SECONDS = 0.5  # how often the driver, waiting for outcomes, checks that its pool still runs
+WINDOW_PER_WORKER = 4  # episodes handed to the pool ahead of their turn, per process: enough that none waits
 
 
 def pool_size(workers: int, pending: int) -> int:
@@ -113,16 +115,20 @@ class _PoolRun:
                                initargs=(os.getpid(),))
             try:
                 broken, finished = "", False
+                # Handed to the pool a window at a time: `wait` reads every future it is given, so handing it
+                # all of a 10,000-episode run made each wait cost in proportion to the episodes left.
+                queue, todo = deque(todo), []
+                futures: dict[Future[Outcome], int] = {}
                 try:
-                    futures = {self._schedule(pool, index): index for index in todo}
+                    self._top_up(pool, futures, queue)
                 except _PoolBroke as exc:  # none of this pool's episodes will be answered for: all run again
-                    futures, broken = {}, str(exc)
-                else:
-                    todo = []
+                    todo, broken = [*futures.values(), *queue], str(exc)
+                    futures = {}
+                    queue.clear()
                 while futures:
                     done, _ = wait(futures, timeout=BROKEN_CHECK_SECONDS, return_when=FIRST_COMPLETED)
                     if not done and not pool.active:  # broken with episodes it will never answer for
-                        todo += futures.values()
+                        todo += [*futures.values(), *queue]
                         broken = broken or "the process pool stopped working"
                         break
                     for future in sorted(done, key=futures.__getitem__):  # several at once: in the order sent
@@ -155,6 +161,12 @@ class _PoolRun:
                             outcome = failed_outcome(name, task, f"worker: {exception_line(exc)}", trial)
                         finished = True
                         yield outcome
+                    try:
+                        self._top_up(pool, futures, queue)
+                    except _PoolBroke as exc:  # the rest runs again on a new pool
+                        todo += queue
+                        queue.clear()
+                        broken = str(exc)
             finally:  # done, interrupted (Ctrl-C) or abandoned: no process of this pool outlives it
                 pool.stop()
                 pool.join()
@@ -165,6 +177,17 @@ class _PoolRun:
                     name, task, _, trial = pending[index]
                     yield failed_outcome(name, task, reason, trial)
                 return
+
+    def _top_up(self, pool: Any, futures: dict[Future[Outcome], int], queue: deque[int]) -> None:
+        """Hand `pool` episodes from `queue` until `WINDOW_PER_WORKER` per process are in flight; `_PoolBroke`
+        when it refuses one (which goes back to the front of the queue)."""
+        while queue and len(futures) < WINDOW_PER_WORKER * self.size:
+            index = queue.popleft()
+            try:
+                futures[self._schedule(pool, index)] = index
+            except _PoolBroke:
+                queue.appendleft(index)
+                raise
 
     def _schedule(self, pool: Any, index: int) -> Future[Outcome]:
         """The episode handed to `pool`; `_PoolBroke` when the pool broke first (a process of it died while
