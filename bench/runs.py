@@ -12,7 +12,9 @@ run), so a pool's work counts wherever it ran. Rounds are interleaved; medians a
 episodes per CPU-second each, the ratio (ours ÷ baseline, higher is better), the machinery's share
 of the run's CPU (1 - baseline ÷ ours) and the bytes on disk per stored episode. A last row times
 the defective-task replay a run needs: the gold replay of each task set, against reading it back
-from its cache. The machine load is printed with the figures, since other processes share the cores.
+from its cache; with workers, a last row the process pool's own floor (each task sent to a pebble
+pool and an outcome sent back, nothing run) and the best ratio a run on such a pool could reach.
+The machine load is printed with the figures, since other processes share the cores.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from evaluators.task_score import episode_scorer
 from scenarios.banking.family import load_tasks
 from toolworlds.defects import known_defects
 from toolworlds.process_backend import ProcessBackend
-from toolworlds.runner import AgentSpec, TaskSet, execute_run
+from toolworlds.runner import AgentSpec, Outcome, TaskSet, execute_run, run_one
 from toolworlds.store import RunStore
 
 
@@ -82,6 +84,20 @@ def run(sets: list[TaskSet], workers: int, folder: Path, name: str) -> int:
     return sum(Path(f"{path}{suffix}").stat().st_size for suffix in ("", "-wal") if Path(f"{path}{suffix}").exists())
 
 
+def _echo(task: object, outcome: Outcome) -> Outcome:
+    return outcome
+
+
+def pool_floor(sets: list[TaskSet], workers: int, outcome: Outcome) -> None:
+    """The process pool's own floor: each task sent to a pebble pool of `workers` processes and an episode's
+    outcome sent back, nothing run (the pool started and stopped, as a run does)."""
+    from pebble import ProcessPool
+
+    with ProcessPool(max_workers=workers) as pool:
+        for future in [pool.schedule(_echo, args=(task, outcome)) for s in sets for task in s.tasks]:
+            future.result()
+
+
 def timed(action: Callable[[], object]) -> tuple[float, object]:
     start = cpu()
     result = action()
@@ -97,7 +113,8 @@ def main() -> None:
     sets = task_sets(args.episodes)
     n = sum(len(s.tasks) for s in sets)
     bare(task_sets(72))  # warm-up: templates, tool models, scorers
-    baseline, ours, sizes, replay, cached = [], [], [], [], []
+    baseline, ours, sizes, replay, cached, floor = [], [], [], [], [], []
+    sample = run_one("banking/en", sets[0].tasks[0], AgentSpec())
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cache = folder / "cache"
@@ -113,6 +130,9 @@ def main() -> None:
             replay.append(seconds)
             seconds, _ = timed(lambda: [known_defects("banking", lang, None) for lang in ("en", "zh")])
             cached.append(seconds)
+            if args.workers > 0:
+                seconds, _ = timed(lambda: pool_floor(sets, args.workers, sample))
+                floor.append(seconds)
     base_s, ours_s, replay_s, cached_s = (statistics.median(x) for x in (baseline, ours, replay, cached))
     table = Table(title=f"execute_run vs a bare loop: {n} oracle banking episodes, workers={args.workers}, medians "
                         f"of {args.rounds} interleaved rounds, CPU time, load {os.getloadavg()[0]:.2f}")
@@ -128,6 +148,10 @@ def main() -> None:
                   f"{replay_s / ours_s:.0%} of the run")
     table.add_row("defective tasks: read from the cache (ours)", f"{cached_s:.4f}", "",
                   f"{cached_s / ours_s:.1%} of the run; {replay_s / max(cached_s, 1e-9):,.0f}x less")
+    if floor:
+        floor_s = statistics.median(floor)
+        table.add_row(f"floor: the process pool alone ({args.workers} worker(s): tasks sent, outcomes back)",
+                      f"{floor_s:.3f}", "", f"best ratio over it {base_s / (base_s + floor_s):.2f}x")
     Console().print(table)
 
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import os
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -101,6 +103,43 @@ def runner_save(store: RunStore, outcome: Outcome) -> None:
     _store_outcomes(store, "bench", [outcome], None, {})
 
 
+def sqlite_floor_ms(outcomes: list[Outcome], folder: Path) -> float:
+    """The floor under any store on SQLite: the same rows (the tools by hash, once) written with the standard
+    library's `sqlite3` alone, one transaction per episode, into the store's own schema (WAL, NORMAL)."""
+    path = folder / "floor.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    RunStore(f"sqlite:///{path}").close()  # the schema
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=NORMAL")
+    connection.execute("INSERT INTO runs (run_id, created_at, agent, config) VALUES ('bench', '', 'oracle', '{}')")
+    known: set[str] = set()
+    start = time.process_time()
+    for outcome in outcomes:
+        row = {**outcome.episode, "run_id": "bench", "finished_at": dt.datetime.now(dt.UTC).isoformat(" ")}
+        tools = row.pop("tools", None)
+        connection.execute("BEGIN")
+        if tools is not None:
+            row["tools_hash"] = key = hashlib.sha256(tools.encode()).hexdigest()[:32]
+            if key not in known:
+                connection.execute("INSERT OR IGNORE INTO toolsets (hash, tools) VALUES (?, ?)", (key, tools))
+                known.add(key)
+        names = ", ".join(row)
+        episode_id = connection.execute(f"INSERT INTO episodes ({names}) VALUES ({', '.join('?' * len(row))})",
+                                        tuple(row.values())).lastrowid
+        for table, items in (("calls", outcome.calls), ("messages", outcome.messages)):
+            if items:
+                columns = [*items[0], "episode_id"]
+                connection.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+                                       f"({', '.join('?' * len(columns))})",
+                                       [(*item.values(), episode_id) for item in items])
+        connection.execute("COMMIT")
+    elapsed = time.process_time() - start
+    connection.close()
+    return elapsed / len(outcomes) * 1000
+
+
 def store_ms(make: Callable[[str], RunStore], save: Callable[[RunStore, Outcome], None],
              outcomes: list[Outcome], folder: Path, name: str, modes: dict[str, str]) -> float:
     """CPU milliseconds per stored episode, into a fresh database file."""
@@ -127,7 +166,7 @@ def main() -> None:
     tasks = [tasks[i % len(tasks)].model_copy(update={"id": f"{tasks[i % len(tasks)].id}~{i}"})
              for i in range(args.episodes)]
     spec = AgentSpec()
-    run, now, before, earliest = [], [], [], []
+    run, now, before, earliest, floor = [], [], [], [], []
     outcomes: list[Outcome] = []
     modes: dict[str, str] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -140,9 +179,11 @@ def main() -> None:
             now.append(store_ms(RunStore, runner_save, outcomes, folder, "now", modes))
             before.append(store_ms(RunStore, earlier_save, outcomes, folder, "before", modes))
             earliest.append(store_ms(earlier_store, earliest_save, outcomes, folder, "earliest", modes))
+            floor.append(sqlite_floor_ms(outcomes, folder))
     calls = sum(len(o.calls) for o in outcomes) / len(outcomes)
     messages = sum(len(o.messages) for o in outcomes) / len(outcomes)
-    run_ms, now_ms, before_ms, earliest_ms = (statistics.median(samples) for samples in (run, now, before, earliest))
+    run_ms, now_ms, before_ms, earliest_ms, floor_ms = (statistics.median(samples)
+                                                        for samples in (run, now, before, earliest, floor))
     table = Table(title=f"Run store: {len(tasks)} banking episodes ({calls:.1f} calls, {messages:.1f} messages "
                         f"each), CPU time, medians of {args.rounds} interleaved rounds, load {os.getloadavg()[0]:.2f}")
     for column in ("measure", "CPU ms per episode", "÷ running it"):
@@ -154,6 +195,8 @@ def main() -> None:
                   f"{before_ms:.2f}", f"{before_ms / run_ms:.2f}")
     table.add_row(f"store it: ours, as the runner does ({modes['now']}, Core statements built once)",
                   f"{now_ms:.2f}", f"{now_ms / run_ms:.2f}")
+    table.add_row("floor: the same rows through sqlite3 alone (no SQLAlchemy), one transaction each",
+                  f"{floor_ms:.2f}", f"{floor_ms / run_ms:.2f}")
     table.add_row("baseline ÷ ours", f"{before_ms / now_ms:.2f}x", "")
     Console().print(table)
 
