@@ -467,7 +467,11 @@ def execute_run(
         from .process_backend import ProcessBackend
 
         backend = ProcessBackend(workers)
-    hashes = {(name, _stored_text(str(task.id))): task_hash(task) for name, task, _, _ in pending}
+    hashes: dict[tuple[str, str], str] = {}
+    for name, task, _, _ in pending:  # once per task, not per trial
+        key = (name, _stored_text(str(task.id)))
+        if key not in hashes:
+            hashes[key] = task_hash(task)
     stored = store.failed(run_id) if retry_failed else set()  # what an outcome may replace
     outcomes = backend.outcomes(pending, spec)
     try:
