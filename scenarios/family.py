@@ -45,7 +45,8 @@ def task_hook(task: Any, name: str, default: Any = None) -> Any:
     asks for three, a fifth of an RL environment's reset (`ToolEnv.reset`). On a pydantic model a hook
     is found where `getattr` would find it: its fields (which no class attribute can shadow), its class
     and their bases (methods, properties), its extra fields. Any other object is simply asked."""
-    found = _found_by(type(task), name)
+    kind: Any = type(task)  # a class is hashable; typeshed's Hashable does not say so of type[Any]
+    found = _found_by(kind, name)
     if found == _ASK:
         return getattr(task, name, default)
     values = task.__dict__
