@@ -15,6 +15,7 @@ plain text, and the run goes on. A failed episode counts as stored: `--resume` s
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import functools
 import hashlib
@@ -320,22 +321,33 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: 
 
 def offered_tools(functions: Any) -> tuple[list[dict[str, Any]], str]:
     """A task's functions as the OpenAI tools an agent is offered (its own copy) and as the text stored with
-    the episode. Converted once per distinct function list in a process (`_converted`): a run's tasks share a
-    few, and converting them was a third of an oracle banking episode."""
-    try:
-        key = json.dumps(functions, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError, RecursionError):  # not plain JSON data: converted as it is, every time
+    the episode. Converted once per distinct function list in a process: a run's tasks share a few, and
+    converting them was a third of an oracle banking episode. A list is found by its tools' names and then
+    compared whole (`==`, in C: writing it out as JSON to look it up cost a run a tenth of its CPU)."""
+    names = _names(functions)
+    if names is None:  # not a list of tool objects: converted as it is, every time
         converted = openai_tools(functions)
         return converted, _stored_json(converted)
-    tools = _converted(key)
+    seen = _conversions(names)
+    tools = next((text for known, text in seen if known == functions), None)
+    if tools is None:
+        tools = _stored_json(openai_tools(functions))
+        seen[:] = [*seen[-7:], (copy.deepcopy(functions), tools)]  # a snapshot: the task's own list may change
     offered: list[dict[str, Any]] = json.loads(tools)
     return offered, tools
 
 
+def _names(functions: Any) -> tuple[str, ...] | None:
+    if not isinstance(functions, list) or not all(isinstance(item, dict) for item in functions):
+        return None
+    return tuple(str(item.get("name")) for item in functions)
+
+
 @functools.lru_cache(maxsize=64)
-def _converted(functions: str) -> str:
-    """The stored text of the OpenAI tools for a function list given as JSON text."""
-    return _stored_json(openai_tools(json.loads(functions)))
+def _conversions(names: tuple[str, ...]) -> list[tuple[Any, str]]:
+    """The function lists with these tool names converted so far in this process, with their stored text
+    (the last eight)."""
+    return []
 
 
 def score_columns(task_set: str, task: Any, world: World, process: Sequence[str], score: TaskScore,
