@@ -98,9 +98,16 @@ def earlier_save(store: RunStore, outcome: Outcome) -> None:
         session.commit()
 
 
-def runner_save(store: RunStore, outcome: Outcome) -> None:
-    """What `execute_run` does with an outcome that arrives."""
-    _store_outcomes(store, "bench", [outcome], None, {})
+def runner_save(store: RunStore, outcomes: list[Outcome]) -> None:
+    """What `execute_run` does with the outcomes as they arrive."""
+    _store_outcomes(store, "bench", outcomes, None, {})
+
+
+def one_by_one(save: Callable[[RunStore, Outcome], None]) -> Callable[[RunStore, list[Outcome]], None]:
+    def each(store: RunStore, outcomes: list[Outcome]) -> None:
+        for outcome in outcomes:
+            save(store, outcome)
+    return each
 
 
 def sqlite_floor_ms(outcomes: list[Outcome], folder: Path) -> float:
@@ -140,7 +147,7 @@ def sqlite_floor_ms(outcomes: list[Outcome], folder: Path) -> float:
     return elapsed / len(outcomes) * 1000
 
 
-def store_ms(make: Callable[[str], RunStore], save: Callable[[RunStore, Outcome], None],
+def store_ms(make: Callable[[str], RunStore], save: Callable[[RunStore, list[Outcome]], None],
              outcomes: list[Outcome], folder: Path, name: str, modes: dict[str, str]) -> float:
     """CPU milliseconds per stored episode, into a fresh database file."""
     path = folder / f"{name}.db"
@@ -150,8 +157,7 @@ def store_ms(make: Callable[[str], RunStore], save: Callable[[RunStore, Outcome]
     store.start_run("bench", "oracle", {})
     modes[name] = pragmas(store)
     start = time.process_time()
-    for outcome in outcomes:
-        save(store, outcome)
+    save(store, outcomes)
     elapsed = time.process_time() - start
     store.close()
     return elapsed / len(outcomes) * 1000
@@ -177,8 +183,8 @@ def main() -> None:
             run.append((time.process_time() - start) / len(tasks) * 1000)
             assert all(o.episode["success"] for o in outcomes), "the oracle failed: the figures would be of else"
             now.append(store_ms(RunStore, runner_save, outcomes, folder, "now", modes))
-            before.append(store_ms(RunStore, earlier_save, outcomes, folder, "before", modes))
-            earliest.append(store_ms(earlier_store, earliest_save, outcomes, folder, "earliest", modes))
+            before.append(store_ms(RunStore, one_by_one(earlier_save), outcomes, folder, "before", modes))
+            earliest.append(store_ms(earlier_store, one_by_one(earliest_save), outcomes, folder, "earliest", modes))
             floor.append(sqlite_floor_ms(outcomes, folder))
     calls = sum(len(o.calls) for o in outcomes) / len(outcomes)
     messages = sum(len(o.messages) for o in outcomes) / len(outcomes)

@@ -503,21 +503,22 @@ def _store_outcomes(store: RunStore, run_id: str, outcomes: Iterable[Outcome],
     """Commit each outcome as it arrives, one transaction per episode, with its task's data hash;
     `stored` holds (task set, task id, trial) of the episodes already stored that an outcome replaces
     (failed ones retried): no other is looked for."""
-    for outcome in outcomes:
-        kept = outcome.episode
-        finished_at = dt.datetime.now(dt.UTC)
-        row = {**kept, "run_id": run_id, "finished_at": finished_at,
-               "task_hash": hashes.get((kept["task_set"], kept["task_id"]))}
-        try:
-            new = (kept["task_set"], kept["task_id"], kept.get("trial") or 0) not in stored
-            store.store_episode(row, outcome.calls, outcome.messages, new=new)
-        except (OverflowError, DataError) as exc:  # a value this episode brought, not the store: only it fails
-            refused = failed_row(kept["task_set"], kept["task_id"], kept["category"],
-                                 f"store: its record holds a value the database refuses ({exception_line(exc)})",
-                                 kept.get("trial") or 0)
-            store.store_episode({**refused, "run_id": run_id, "finished_at": finished_at})
-        if on_done is not None:
-            on_done(outcome)
+    with store.writer() as connection:
+        for outcome in outcomes:
+            kept = outcome.episode
+            finished_at = dt.datetime.now(dt.UTC)
+            row = {**kept, "run_id": run_id, "finished_at": finished_at,
+                   "task_hash": hashes.get((kept["task_set"], kept["task_id"]))}
+            try:
+                new = (kept["task_set"], kept["task_id"], kept.get("trial") or 0) not in stored
+                store.store_episode(row, outcome.calls, outcome.messages, new=new, connection=connection)
+            except (OverflowError, DataError) as exc:  # a value this episode brought, not the store: only it fails
+                refused = failed_row(kept["task_set"], kept["task_id"], kept["category"],
+                                     f"store: its record holds a value the database refuses ({exception_line(exc)})",
+                                     kept.get("trial") or 0)
+                store.store_episode({**refused, "run_id": run_id, "finished_at": finished_at}, connection=connection)
+            if on_done is not None:
+                on_done(outcome)
 
 
 def summarize_run(run_id: str, episodes: Iterable[EpisodeRow],

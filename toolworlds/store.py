@@ -22,10 +22,11 @@ import datetime as dt
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from sqlalchemy import UniqueConstraint, bindparam, event, func, insert, inspect, text
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.schema import CreateColumn
 from sqlmodel import Field, Session, SQLModel, col, create_engine, delete, select
@@ -218,27 +219,36 @@ class RunStore:
         episode.id = self.store_episode(row, [call.model_dump(exclude={"id", "episode_id"}) for call in calls],
                                         [message.model_dump(exclude={"id", "episode_id"}) for message in messages])
 
+    def writer(self) -> AbstractContextManager[Connection]:
+        """One connection held for many `store_episode(..., connection=)` calls (a run's outcomes): each
+        episode is still its own transaction, without a checkout from the pool per episode."""
+        return self.engine.connect()
+
     def store_episode(self, episode: Mapping[str, Any], calls: Sequence[Mapping[str, Any]] = (),
-                      messages: Sequence[Mapping[str, Any]] = (), *, new: bool = False) -> int:
+                      messages: Sequence[Mapping[str, Any]] = (), *, new: bool = False,
+                      connection: Connection | None = None) -> int:
         """`save_episode` for rows as plain data (the columns of `EpisodeRow`, `CallRow` and `MessageRow`
         without ids), as a run's outcomes arrive: one transaction of SQLAlchemy Core statements, no ORM
         object per row. An episode's `tools` text goes to `toolsets` once per store; the episode keeps
         its hash. `new` says the caller knows no episode of this task and trial is stored, so none is
         looked for (should one be there after all, the insert is refused and the episode replaces it).
-        Returns the episode's id."""
+        `connection` (from `writer()`) is used instead of one from the pool. Returns the episode's id."""
+        if connection is None:
+            with self.engine.connect() as own:
+                return self.store_episode(episode, calls, messages, new=new, connection=own)
         if new:
             try:
-                return self._store_episode(episode, calls, messages, False)
+                return self._store_episode(connection, episode, calls, messages, False)
             except IntegrityError:  # stored meanwhile (another process on this run): replace it after all
                 pass
-        return self._store_episode(episode, calls, messages, True)
+        return self._store_episode(connection, episode, calls, messages, True)
 
-    def _store_episode(self, episode: Mapping[str, Any], calls: Sequence[Mapping[str, Any]],
+    def _store_episode(self, connection: Connection, episode: Mapping[str, Any], calls: Sequence[Mapping[str, Any]],
                        messages: Sequence[Mapping[str, Any]], replace: bool) -> int:
         row = dict(episode)
         tools = row.pop("tools", None)
         key = None if tools is None else hashlib.sha256(tools.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-        with self.engine.begin() as connection:
+        with connection.begin():
             if key is not None and tools is not None:
                 if key not in self._tool_sets and connection.execute(_TOOLSET_KNOWN, {"key": key}).first() is None:
                     connection.execute(_TOOLSET_INSERT, {"hash": key, "tools": tools})
