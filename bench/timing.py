@@ -55,3 +55,26 @@ def interleaved_cpu_us(
             samples[name].append((time.process_time_ns() - start) / batch / 1000)
             gc.enable()
     return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def cpu_per_op_us(op: Callable[[], object], batch: int) -> float:
+    """CPU microseconds (`time.process_time`) per operation over one batch, the collector off as in `per_op_us`:
+    on a machine other processes share, CPU time is what one process's work costs."""
+    gc.disable()
+    start = time.process_time()
+    for _ in range(batch):
+        op()
+    elapsed = time.process_time() - start
+    gc.enable()
+    return elapsed / batch * 1e6
+
+
+def interleaved_pair_cpu_us(ours: Callable[[], object], baseline: Callable[[], object], *, rounds: int,
+                            batch: int) -> tuple[float, float]:
+    """Median CPU microseconds per operation of `ours` and of `baseline`, timed in alternating batches, so
+    a change in the machine's load falls on both alike."""
+    ours_us, base_us = [], []
+    for _ in range(rounds):
+        ours_us.append(cpu_per_op_us(ours, batch))
+        base_us.append(cpu_per_op_us(baseline, batch))
+    return statistics.median(ours_us), statistics.median(base_us)

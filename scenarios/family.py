@@ -10,6 +10,7 @@ compared, and how its gold paths replay. Adding a benchmark means writing
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,17 +47,30 @@ def task_hook(task: Any, name: str, default: Any = None) -> Any:
     asks for three, a fifth of an RL environment's reset (`ToolEnv.reset`). On a pydantic model a hook
     is found where `getattr` would find it: its fields (which no class attribute can shadow), its class
     and their bases (methods, properties), its extra fields. Any other object is simply asked."""
-    kind = type(task)
-    if not _pydantic_fallback(getattr(kind, "__getattr__", None)) or name[0] == "_":
+    kind: Any = type(task)  # a class is hashable; typeshed's Hashable does not say so of type[Any]
+    found = _found_by(kind, name)
+    if found == _ASK:
         return getattr(task, name, default)
     values = task.__dict__
     if name in values:
         return values[name]
-    for klass in kind.__mro__:
-        if name in klass.__dict__:
-            return getattr(task, name, default)
+    if found == _CLASS:
+        return getattr(task, name, default)
     extra = task.__pydantic_extra__
     return extra[name] if extra and name in extra else default
+
+
+_ASK, _CLASS, _FIELDS = 0, 1, 2  # how `task_hook` finds a name: getattr, a class attribute, fields and extras
+
+
+@functools.lru_cache(maxsize=1024)
+def _found_by(kind: Any, name: str) -> int:
+    """How `task_hook` looks `name` up on instances of `kind`, read once per class and name (the walk of
+    the class's bases was a third of the lookup): `_ASK` for what is no pydantic model (or a private
+    name), `_CLASS` where the class or a base defines it, else `_FIELDS`."""
+    if not _pydantic_fallback(getattr(kind, "__getattr__", None)) or name[0] == "_":
+        return _ASK
+    return _CLASS if any(name in klass.__dict__ for klass in kind.__mro__) else _FIELDS
 
 
 def _pydantic_fallback(function: Any) -> bool:

@@ -21,3 +21,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Modules holding a long-running test first, each module's tests together and in their own order."""
     long_modules = {getattr(item, "module", None) for item in items if item.get_closest_marker("long_running")}
     items.sort(key=lambda item: getattr(item, "module", None) not in long_modules)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The suite's own cache folder (`toolworlds.defect_cache`), never the user's; the commands tests
+    start inherit it."""
+    import os
+
+    os.environ["TOOLWORLDS_CACHE"] = str(tmp_path_factory.mktemp("cache"))

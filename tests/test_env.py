@@ -599,3 +599,18 @@ def test_one_grpo_step_trains_on_a_trl_dataset_group() -> None:
     offered = {tool["function"]["name"] for tool in ToolEnv("banking").worlds.offered(STEP)}
     (rendered,) = trainer._env_tools.values()  # one tool set: one environment class
     assert {tool.__name__ for tool in rendered} == offered
+
+
+def test_environments_of_a_family_share_its_tasks_and_prebuilt_worlds_and_stay_apart() -> None:
+    first, second = ToolEnv("banking"), ToolEnv("banking", ["banking_multi_step_4"])
+    assert first.worlds is second.worlds  # one TaskWorlds per family, language, seed and data
+    assert ToolEnv("banking", lang="zh").worlds is not first.worlds
+    with pytest.raises(LookupError, match="has no task nope"):
+        ToolEnv("banking", ["nope"])
+    task = "banking_multi_step_4"
+    first.reset(options={"task": task})
+    pristine = json.dumps(second.reset(options={"task": task})[0]["messages"])
+    first.step("[login_bank(customer_id='C001', password='eve2024')]")
+    assert first.world.state() != second.world.state()  # a fork each: one's calls are not the other's
+    assert json.dumps(ToolEnv("banking").reset(options={"task": task})[0]["messages"]) == pristine
+    assert len(first.worlds.fork(task).log) == 0  # the prebuilt world itself is never acted on

@@ -46,3 +46,36 @@ def test_an_episodes_calls_are_stored_whole_and_replaced_whole(tmp_path: Path) -
     assert store.calls(second.id) == []  # type: ignore[arg-type]
     with store.engine.connect() as connection:
         assert connection.exec_driver_sql("select count(*) from calls").scalar() == 2
+
+
+def test_an_episode_said_to_be_new_that_is_stored_after_all_replaces_it(tmp_path: Path) -> None:
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    store.start_run("r", "oracle", {})
+    row = episode("t1", False).model_dump(exclude={"id"})
+    store.store_episode(row, [c.model_dump(exclude={"id", "episode_id"}) for c in calls("old", 3)], new=True)
+    # Another process stored it meanwhile: the unique key refuses the insert, and the episode replaces it.
+    store.store_episode({**row, "success": True}, [c.model_dump(exclude={"id", "episode_id"}) for c in calls("n", 1)],
+                        new=True)
+    (stored,) = store.episodes("r")
+    assert stored.success and [c.tool for c in store.calls(stored.id)] == ["n0"]  # type: ignore[arg-type]
+    with store.engine.connect() as connection:
+        assert connection.exec_driver_sql("select count(*) from calls").scalar() == 1
+
+
+def test_tools_are_kept_once_per_store_and_read_back_per_episode(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    store = RunStore(url)
+    store.start_run("r", "oracle", {})
+    tools = '[{"type": "function", "function": {"name": "f"}}]'
+    for task_id, offered in (("t1", tools), ("t2", tools), ("t3", "[]")):
+        store.store_episode({**episode(task_id, True).model_dump(exclude={"id"}), "tools": offered}, new=True)
+    store.close()
+    store = RunStore(url)  # a new handle knows nothing of what the file holds: it reads it
+    store.store_episode({**episode("t4", True).model_dump(exclude={"id"}), "tools": tools}, new=True)
+    assert [store.tools(e) for e in store.episodes("r")] == [tools, tools, "[]", tools]
+    with store.engine.connect() as connection:
+        assert connection.exec_driver_sql("select count(*) from toolsets").scalar() == 2
+        # A database from before `toolsets` holds the text in the episode itself, and reads it from there.
+        connection.exec_driver_sql("update episodes set tools = 'old', tools_hash = NULL where task_id = 't1'")
+        connection.commit()
+    assert store.tools(store.episodes("r")[0]) == "old"

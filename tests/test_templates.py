@@ -65,3 +65,56 @@ def test_a_template_can_only_be_forked() -> None:
     used.call("turn_on_wifi")
     with pytest.raises(ValueError):
         WorldTemplate(used)
+
+
+BANKING_CONFIGS = [
+    (("BaseApi", "Bank"), "en", None),
+    (("Bank",), "zh", {"BaseApi": {"wifi": True, "logged_in": False}}),
+    (("Bank", "MessageApi", "ReminderApi"), "en", {"BaseApi": {"wifi": True}}),
+    (("Bank",), "en", {"Bank": {"sessions": ["C002"], "next_loan": 7}}),
+]
+
+
+@pytest.mark.parametrize(("classes", "lang", "config"), BANKING_CONFIGS)
+def test_a_banking_world_from_its_template_is_byte_identical_to_a_fresh_build(classes, lang, config) -> None:  # type: ignore[no-untyped-def]
+    from scenarios.banking.world import _build, banking_world
+
+    fresh = _build(dict.fromkeys(["BaseApi", *classes]), lang, config, 3)
+    for _ in range(2):
+        forked = banking_world(classes, lang=lang, initial_config=config, seed=3)
+        assert _bytes(forked) == _bytes(fresh)
+        assert forked.rng.draws == fresh.rng.draws and forked.clock.now() == fresh.clock.now()
+        assert forked.rng.seed == fresh.rng.seed and len(forked.log) == 0
+        for name, arguments in (("turn_on_wifi", {}), ("login_device", {}),
+                                ("login_bank", {"customer_id": "C001", "password": "eve2024"})):
+            forked.call(name, arguments)
+        # Its own: the next fork (the loop's second round) is still the fresh build's bytes.
+        assert forked.call("deposit", {"customer_id": "C001", "account_id": "A001", "amount": 5}).changed
+
+
+def test_a_banking_configuration_json_cannot_give_back_is_built_as_given() -> None:
+    from scenarios.banking.world import banking_world
+
+    with pytest.raises(ValueError, match=r"initial_config\.Bank must be an object"):
+        banking_world(("Bank",), initial_config={"Bank": ("a", "b")})  # a tuple: no key, the build says why
+    with pytest.raises(ValueError, match=r"initial_config\.Bank must be an object"):
+        banking_world(("Bank",), initial_config={"Bank": ["a", "b"]})  # the same through the template
+
+
+def test_a_toolbench_world_from_its_task_template_is_byte_identical_to_a_fresh_build() -> None:
+    import pickle
+
+    from scenarios.toolbench.tasks import task_from_row
+    from scenarios.toolbench.world import tool_specs, toolbench_world
+    from tests.test_toolbench import rows
+
+    task = task_from_row(rows()[0], 0)
+    fresh = toolbench_world(specs=tool_specs(task.tools), task_id=task.id, seed=2, cache=task.cache)
+    first = task.world(seed=2)
+    assert _bytes(first) == _bytes(fresh) and first.rng.draws == fresh.rng.draws and len(first.log) == 0
+    name = next(iter(first.tools))
+    first.call(name, {})  # a call on one fork is no call on the next
+    second = task.world(seed=2)
+    assert _bytes(second) == _bytes(fresh) and len(second.log) == 0 and len(first.log) == 1
+    moved = pickle.loads(pickle.dumps(task))  # a worker process builds its own template
+    assert _bytes(moved.world(seed=2)) == _bytes(fresh)

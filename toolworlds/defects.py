@@ -4,7 +4,8 @@ A family's gold replay (`WorldFamily.replay`, what `toolworlds doctor` reports) 
 task's gold path in a fresh world; a row that does not reproduce its ground truth is a task
 no agent can be scored fairly on (ACEBench en: 9 of its 50 agent tasks). Found through the
 family contract only, and kept with the run (per task set, so per data folder and language),
-so a report never replays again.
+so a report never replays again; a run over a data set replayed before reads the verdicts from
+the cache (`toolworlds.defect_cache`) instead of replaying it.
 """
 
 from __future__ import annotations
@@ -15,29 +16,47 @@ from pathlib import Path
 from typing import Any
 
 from scenarios.errata import read_errata
+from scenarios.family import ReplayReport
 from scenarios.registry import family
 
+from .defect_cache import entry_key, read_entry, write_entry
 from .store import RunStore
 
 
-def known_defects(family_name: str, lang: str, data: Path | None, errata: bool = True) -> list[str] | None:
+def known_defects(family_name: str, lang: str, data: Path | None, errata: bool = True, *,
+                  use_cache: bool = True) -> list[str] | None:
     """Ids of the family's tasks whose gold path does not reproduce, for this data and language;
     [] when every one does, None when the family has no replay or its data cannot be replayed here.
     With `errata` (tasks loaded with the family's errata applied), a task an erratum corrects or
-    leaves out is no known defect of the run: the replay reads the data as published."""
+    leaves out is no known defect of the run: the replay reads the data as published. The replay's
+    verdicts are kept by the content hash of the data and the code (`toolworlds.defect_cache`), so
+    a data set is replayed once, not at the start of every run; `use_cache=False` replays anyway."""
     try:
         entry = family(family_name)
         if entry.replay is None or lang not in entry.languages:
             return None
-        report = entry.replay(entry.data_source(data), lang, {})
+        source = entry.data_source(data)
+        key = entry_key(family_name, lang, source) if use_cache else None
+        failing = read_entry(key) if key is not None else None
+        if failing is None:
+            failing = _replayed_defects(entry.replay(source, lang, {}))
+            if failing is None:
+                return None
+            if key is not None:
+                write_entry(key, family_name, lang, failing)
         corrected = {e.task_id for e in read_errata(entry.errata) if e.lang in (None, lang)} \
             if errata and entry.errata is not None else set()
     except Exception:  # no data here, or data the replay cannot read: defects unknown, not "none"
         return None
+    return sorted(set(failing) - corrected)
+
+
+def _replayed_defects(report: ReplayReport) -> list[str] | None:
+    """The ids of a replay's tasks that did not reproduce; None when its records are not one per task."""
     if len(report.records) != len(report.ok):  # records not one per row (API-Bank's are per call): no task ids
         return None
     return sorted({str(record["id"]) for record, ok in zip(report.records, report.ok, strict=True)
-                   if not ok and isinstance(record, Mapping) and "id" in record} - corrected)
+                   if not ok and isinstance(record, Mapping) and "id" in record})
 
 
 def run_defects(store: RunStore, run_id: str, task_sets: Iterable[str] | None = None) -> dict[str, list[str] | None]:

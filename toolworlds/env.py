@@ -35,8 +35,8 @@ from scenarios.registry import FAMILIES
 from .agents import ChatMessage, ToolCall, Turn
 from .episode_score import episode_score
 from .episodes import Episode, start_episode
-from .llm import PROTOCOLS, agent_prompt, api_message, task_protocol
-from .prebuilt import TaskWorlds
+from .llm import PROTOCOLS, api_message, task_protocol
+from .prebuilt import TaskWorlds, shared_task_worlds
 from .signatures import OfferedTool, python_name_problems, tool_method
 from .spaces import AssistantMessage, Conversation
 
@@ -49,8 +49,9 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
     """One family's tasks as a gymnasium environment.
 
     Args:
-        family: A family name from `scenarios.registry`, or the `TaskWorlds` of another
-            environment (to share its prebuilt worlds).
+        family: A family name from `scenarios.registry` (its tasks and prebuilt worlds are then
+            shared by every environment of the family, language, seed and data folder in this
+            process: `prebuilt.shared_task_worlds`), or a `TaskWorlds` of your own.
         tasks: Task ids to draw from (default: every task of the family and language).
         lang: Language of the tasks.
         max_steps: Agent messages per episode; the episode is truncated after that many.
@@ -84,8 +85,9 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
             unknown = [t for t in tasks or () if t not in family.tasks]
             if unknown:
                 raise LookupError(f"{family.family.name} has no task {', '.join(unknown)}")
-        else:
-            self.worlds = TaskWorlds(family, tasks, lang, seed, data)
+        else:  # the family's tasks and prebuilt worlds, shared with every other environment of the family
+            self.worlds = shared_task_worlds(family, lang, seed, data)
+            self.worlds.check(tasks or ())
         self.task_ids: list[str] = list(tasks) if tasks else list(self.worlds.tasks)
         self.max_steps, self.max_turns, self.protocol, self.observe = max_steps, max_turns, protocol, observe
         self.observation_space = Conversation()
@@ -208,7 +210,7 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
             task, world=self.worlds.fork(task_id), user=user, max_steps=self.max_steps, max_turns=self.max_turns)
         self._world, self._episode, self._user, self._steps, self._request = world, episode, user, steps, request
         self._protocol = self.protocol or task_protocol(task)
-        self._messages = [{"role": "system", "content": agent_prompt(task, self._protocol)}]
+        self._messages = [{"role": "system", "content": self.worlds.prompt(task_id, self._protocol)}]
         self._tools = self.worlds.shared_offered(task_id)
         self._seen = self._shown = 0
         self._final = None

@@ -47,7 +47,7 @@ def episode_records(store: RunStore, run_id: str, calls: str = "sent") -> Iterat
         messages = store.messages(episode.id) if episode.id is not None else []
         yield {
             "messages": chat_messages(messages, native=calls == "native"),
-            "tools": json.loads(episode.tools) if episode.tools else [],
+            "tools": json.loads(tools) if (tools := store.tools(episode)) else [],
             "reward": None if episode.error is not None else (1.0 if episode.success else 0.0),
             "metadata": _metadata(run_id, run.agent, config, episode, messages),
         }

@@ -37,6 +37,7 @@ import signal
 import tempfile
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -63,6 +64,7 @@ LOST_SECONDS = 2.0
 # before it is given up as stalled. A new process starts in well under a second; an episode's own length does
 # not count, since a pool whose every process runs an episode is not idle.
 STALL_SECONDS = 30.0
+WINDOW_PER_WORKER = 4  # episodes handed to the pool ahead of their turn, per process: enough that none waits
 
 
 def pool_size(workers: int, pending: int) -> int:
@@ -140,12 +142,16 @@ class _PoolRun:
             pool = ProcessPool(max_workers=processes, initializer=_end_with_driver, initargs=(os.getpid(),))
             try:
                 broken, finished = "", False
+                # Handed to the pool a window at a time: `wait` reads every future it is given, so handing it
+                # all of a 10,000-episode run made each wait cost in proportion to the episodes left.
+                queue, todo = deque(todo), []
+                futures: dict[Future[Outcome], int] = {}
                 try:
-                    futures = {self._schedule(pool, index): index for index in todo}
+                    self._top_up(pool, futures, queue)
                 except _PoolBroke as exc:  # none of this pool's episodes will be answered for: all run again
-                    futures, broken = {}, str(exc)
-                else:
-                    todo = []
+                    todo, broken = [*futures.values(), *queue], str(exc)
+                    futures = {}
+                    queue.clear()
                 watch = _Watch(processes)
                 while futures:
                     done, _ = wait(futures, timeout=BROKEN_CHECK_SECONDS, return_when=FIRST_COMPLETED)
@@ -154,12 +160,14 @@ class _PoolRun:
                         watch.finished()
                     else:
                         if not pool.active:  # broken with episodes it will never answer for
-                            todo += futures.values()
+                            todo += [*futures.values(), *queue]
+                            queue.clear()
                             broken = broken or "the process pool stopped working"
                             break
                         lost, stalled = watch.check(self._started(futures), len(futures))
                         if stalled:
-                            todo += futures.values()
+                            todo += [*futures.values(), *queue]
+                            queue.clear()
                             broken = (f"the process pool stalled: no episode started or finished in "
                                       f"{STALL_SECONDS:g} s while episodes waited and processes were idle")
                             break
@@ -203,6 +211,12 @@ class _PoolRun:
                                                      f"{self.deaths[index]} {times}; last: {ending}", trial)
                         finished = True
                         yield outcome
+                    try:
+                        self._top_up(pool, futures, queue)
+                    except _PoolBroke as exc:  # the rest runs again on a new pool
+                        todo += queue
+                        queue.clear()
+                        broken = str(exc)
             finally:  # done, interrupted (Ctrl-C) or abandoned: no process of this pool outlives it
                 pool.stop()
                 pool.join()
@@ -213,6 +227,17 @@ class _PoolRun:
                     name, task, _, trial = pending[index]
                     yield failed_outcome(name, task, reason, trial)
                 return
+
+    def _top_up(self, pool: Any, futures: dict[Future[Outcome], int], queue: deque[int]) -> None:
+        """Hand `pool` episodes from `queue` until `WINDOW_PER_WORKER` per process are in flight; `_PoolBroke`
+        when it refuses one (which goes back to the front of the queue)."""
+        while queue and len(futures) < WINDOW_PER_WORKER * self.size:
+            index = queue.popleft()
+            try:
+                futures[self._schedule(pool, index)] = index
+            except _PoolBroke:
+                queue.appendleft(index)
+                raise
 
     def _worker(self, future: Future[Outcome]) -> int | None:
         """The process the episode of `future` started in, from its beacon; None before it started."""

@@ -15,13 +15,15 @@ plain text, and the run goes on. A failed episode counts as stored: `--resume` s
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
+import functools
 import hashlib
 import importlib
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
@@ -43,7 +45,7 @@ from .defects import run_defects
 from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .episodes import run_episode
 from .llm import SdkClients, task_protocol
-from .store import CallRow, EpisodeRow, MessageRow, RunStore, ScoreRow
+from .store import EpisodeRow, RunStore, ScoreRow
 
 # Held around each endpoint request (`with gate:`), shared by every worker of a run.
 Gate = AbstractContextManager[Any]
@@ -292,8 +294,7 @@ def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact", *,
 def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: Callable[[], World] | None,
                    gate: Gate | None, trial: int, clients: SdkClients | None) -> Outcome:
     task = task_for_protocol(task, spec.protocol)
-    offered = openai_tools(task.functions)
-    tools = _stored_json(offered)  # stored as given: written before the agent holds them
+    offered, tools = offered_tools(task.functions)  # tools stored as given: written before the agent holds them
     agent = spec.build(task, gate, trial, clients)
     world, episode = run_episode(task, agent, user=spec.build_user(task, gate, clients),
                                  world=start() if start else None, max_steps=spec.max_steps, openai=offered)
@@ -319,6 +320,37 @@ def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: 
         for r in episode.records
     ]
     return Outcome(row, calls, transcript_rows(episode.transcript))
+
+
+def offered_tools(functions: Any) -> tuple[list[dict[str, Any]], str]:
+    """A task's functions as the OpenAI tools an agent is offered (its own copy) and as the text stored with
+    the episode. Converted once per distinct function list in a process: a run's tasks share a few, and
+    converting them was a third of an oracle banking episode. A list is found by its tools' names and then
+    compared whole (`==`, in C: writing it out as JSON to look it up cost a run a tenth of its CPU)."""
+    names = _names(functions)
+    if names is None:  # not a list of tool objects: converted as it is, every time
+        converted = openai_tools(functions)
+        return converted, _stored_json(converted)
+    seen = _conversions(names)
+    tools = next((text for known, text in seen if known == functions), None)
+    if tools is None:
+        tools = _stored_json(openai_tools(functions))
+        seen[:] = [*seen[-7:], (copy.deepcopy(functions), tools)]  # a snapshot: the task's own list may change
+    offered: list[dict[str, Any]] = json.loads(tools)
+    return offered, tools
+
+
+def _names(functions: Any) -> tuple[str, ...] | None:
+    if not isinstance(functions, list) or not all(isinstance(item, dict) for item in functions):
+        return None
+    return tuple(str(item.get("name")) for item in functions)
+
+
+@functools.lru_cache(maxsize=64)
+def _conversions(names: tuple[str, ...]) -> list[tuple[Any, str]]:
+    """The function lists with these tool names converted so far in this process, with their stored text
+    (the last eight)."""
+    return []
 
 
 def score_columns(task_set: str, task: Any, world: World, process: Sequence[str], score: TaskScore,
@@ -458,10 +490,15 @@ def execute_run(
         from .process_backend import ProcessBackend
 
         backend = ProcessBackend(workers)
-    hashes = {(name, _stored_text(str(task.id))): task_hash(task) for name, task, _, _ in pending}
+    hashes: dict[tuple[str, str], str] = {}
+    for name, task, _, _ in pending:  # once per task, not per trial
+        key = (name, _stored_text(str(task.id)))
+        if key not in hashes:
+            hashes[key] = task_hash(task)
+    stored = store.failed(run_id) if retry_failed else set()  # what an outcome may replace
     outcomes = backend.outcomes(pending, spec)
     try:
-        _store_outcomes(store, run_id, outcomes, on_done, hashes)
+        _store_outcomes(store, run_id, outcomes, on_done, hashes, stored)
     finally:  # also when interrupted mid-commit: a generator backend ends its workers now, not when collected
         close = getattr(outcomes, "close", None)
         if close is not None:
@@ -472,22 +509,27 @@ def execute_run(
 
 
 def _store_outcomes(store: RunStore, run_id: str, outcomes: Iterable[Outcome],
-                    on_done: Callable[[Outcome], None] | None, hashes: Mapping[tuple[str, str], str]) -> None:
-    """Commit each outcome as it arrives, one transaction per episode, with its task's data hash."""
-    for outcome in outcomes:
-        kept = outcome.episode
-        episode = EpisodeRow(run_id=run_id, finished_at=dt.datetime.now(dt.UTC), **kept,
-                             task_hash=hashes.get((kept["task_set"], kept["task_id"])))
-        try:
-            store.save_episode(episode, [CallRow(episode_id=0, **call) for call in outcome.calls],
-                               [MessageRow(episode_id=0, **message) for message in outcome.messages])
-        except (OverflowError, DataError) as exc:  # a value this episode brought, not the store: only it fails
-            refused = failed_row(kept["task_set"], kept["task_id"], kept["category"],
-                                 f"store: its record holds a value the database refuses ({exception_line(exc)})",
-                                 kept.get("trial") or 0)
-            store.save_episode(EpisodeRow(run_id=run_id, finished_at=episode.finished_at, **refused), [])
-        if on_done is not None:
-            on_done(outcome)
+                    on_done: Callable[[Outcome], None] | None, hashes: Mapping[tuple[str, str], str],
+                    stored: Collection[tuple[str, str, int]] = ()) -> None:
+    """Commit each outcome as it arrives, one transaction per episode, with its task's data hash;
+    `stored` holds (task set, task id, trial) of the episodes already stored that an outcome replaces
+    (failed ones retried): no other is looked for."""
+    with store.writer() as connection:
+        for outcome in outcomes:
+            kept = outcome.episode
+            finished_at = dt.datetime.now(dt.UTC)
+            row = {**kept, "run_id": run_id, "finished_at": finished_at,
+                   "task_hash": hashes.get((kept["task_set"], kept["task_id"]))}
+            try:
+                new = (kept["task_set"], kept["task_id"], kept.get("trial") or 0) not in stored
+                store.store_episode(row, outcome.calls, outcome.messages, new=new, connection=connection)
+            except (OverflowError, DataError) as exc:  # a value this episode brought, not the store: only it fails
+                refused = failed_row(kept["task_set"], kept["task_id"], kept["category"],
+                                     f"store: its record holds a value the database refuses ({exception_line(exc)})",
+                                     kept.get("trial") or 0)
+                store.store_episode({**refused, "run_id": run_id, "finished_at": finished_at}, connection=connection)
+            if on_done is not None:
+                on_done(outcome)
 
 
 def summarize_run(run_id: str, episodes: Iterable[EpisodeRow],

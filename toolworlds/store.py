@@ -6,8 +6,9 @@ moment keeps every episode it finished and loses only the one in flight; `--resu
 skips what is already stored, failed episodes included (`--retry-failed` runs those again,
 replacing each in one transaction, so a crash mid-retry still keeps the failure on record).
 SQLite files use the write-ahead log (`-wal` and `-shm` files sit beside the database while
-it is open) and an episode's calls go in as one statement: storing an episode costs less
-than running it (bench/store.py).
+it is open); an episode goes in as SQLAlchemy Core statements built once (no ORM object per
+row, its calls and transcript one statement each) and the tools it offered are kept once per
+store (`toolsets`): storing an episode costs a third of running it (bench/store.py).
 
 Databases written by an older toolworlds lack columns and tables added since (such as
 `episodes.error`, `episodes.trial`, `episodes.scorer_version`, the `messages` of transcripts); opening one adds each
@@ -18,12 +19,15 @@ database's unique key of episodes has no trial: it holds one trial per task (`--
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
-from sqlalchemy import UniqueConstraint, event, func, insert, inspect, text
-from sqlalchemy.engine import Engine
+from sqlalchemy import UniqueConstraint, bindparam, event, func, insert, inspect, text
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.schema import CreateColumn
 from sqlmodel import Field, Session, SQLModel, col, create_engine, delete, select
 
@@ -64,7 +68,9 @@ class EpisodeRow(SQLModel, table=True):
     error: str | None = None
     # The episode's line of its benchmark's own result file (JSON), for tasks that write one.
     result_record: str | None = None
-    # The tools the agent was given, as OpenAI tool schemas (JSON), for exports; NULL in older databases.
+    # The tools the agent was given, as OpenAI tool schemas (JSON), for exports: kept once per run store
+    # in `toolsets` under `tools_hash` (a run's episodes mostly share a few sets of 10 KB each); `tools`
+    # holds them itself only in databases written before that. Read them with `RunStore.tools`.
     tools: str | None = None
     # Which of the run's repeated trials of the task this is (0 for the first; NULL in older databases,
     # whose unique key has no trial: such a database holds one trial per task).
@@ -77,6 +83,16 @@ class EpisodeRow(SQLModel, table=True):
     # Why the family's checker judged as it did when that is not a plain pass, in its words (None: solved, or
     # the end state's differences say it all, or stored by an older release).
     reason: str | None = None
+    tools_hash: str | None = None
+
+
+class ToolSetRow(SQLModel, table=True):
+    """One set of tools offered to agents, as OpenAI tool schemas (JSON), by the hash of that text."""
+
+    __tablename__ = "toolsets"
+
+    hash: str = Field(primary_key=True)
+    tools: str
 
 
 class CallRow(SQLModel, table=True):
@@ -144,6 +160,7 @@ class RunStore:
         SQLModel.metadata.create_all(self.engine)
         add_missing_columns(self.engine)
         self.one_trial_per_task = not _trial_in_unique_key(self.engine)
+        self._tool_sets: set[str] = set()  # hashes this handle knows `toolsets` holds
 
     def close(self) -> None:
         self.engine.dispose()
@@ -199,24 +216,69 @@ class RunStore:
     def save_episode(self, episode: EpisodeRow, calls: Iterable[CallRow], messages: Iterable[MessageRow] = ()
                      ) -> None:
         """Write an episode with its calls and transcript in one transaction, replacing a stored
-        episode of the same task and trial (a failed one being retried) in that same transaction."""
-        with Session(self.engine) as session:
-            old = session.exec(select(EpisodeRow.id).where(
-                EpisodeRow.run_id == episode.run_id, EpisodeRow.task_set == episode.task_set,
-                EpisodeRow.task_id == episode.task_id, _trial() == (episode.trial or 0))).all()
+        episode of the same task and trial (a failed one being retried) in that same transaction;
+        `episode.id` is set to its new id."""
+        row = episode.model_dump(exclude={"id"})
+        episode.id = self.store_episode(row, [call.model_dump(exclude={"id", "episode_id"}) for call in calls],
+                                        [message.model_dump(exclude={"id", "episode_id"}) for message in messages])
+
+    def writer(self) -> AbstractContextManager[Connection]:
+        """One connection held for many `store_episode(..., connection=)` calls (a run's outcomes): each
+        episode is still its own transaction, without a checkout from the pool per episode."""
+        return self.engine.connect()
+
+    def store_episode(self, episode: Mapping[str, Any], calls: Sequence[Mapping[str, Any]] = (),
+                      messages: Sequence[Mapping[str, Any]] = (), *, new: bool = False,
+                      connection: Connection | None = None) -> int:
+        """`save_episode` for rows as plain data (the columns of `EpisodeRow`, `CallRow` and `MessageRow`
+        without ids), as a run's outcomes arrive: one transaction of SQLAlchemy Core statements, no ORM
+        object per row. An episode's `tools` text goes to `toolsets` once per store; the episode keeps
+        its hash. `new` says the caller knows no episode of this task and trial is stored, so none is
+        looked for (should one be there after all, the insert is refused and the episode replaces it).
+        `connection` (from `writer()`) is used instead of one from the pool. Returns the episode's id."""
+        if connection is None:
+            with self.engine.connect() as own:
+                return self.store_episode(episode, calls, messages, new=new, connection=own)
+        if new:
+            try:
+                return self._store_episode(connection, episode, calls, messages, False)
+            except IntegrityError:  # stored meanwhile (another process on this run): replace it after all
+                pass
+        return self._store_episode(connection, episode, calls, messages, True)
+
+    def _store_episode(self, connection: Connection, episode: Mapping[str, Any], calls: Sequence[Mapping[str, Any]],
+                       messages: Sequence[Mapping[str, Any]], replace: bool) -> int:
+        row = dict(episode)
+        tools = row.pop("tools", None)
+        key = None if tools is None else hashlib.sha256(tools.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        with connection.begin():
+            if key is not None and tools is not None:
+                if key not in self._tool_sets and connection.execute(_TOOLSET_KNOWN, {"key": key}).first() is None:
+                    connection.execute(_TOOLSET_INSERT, {"hash": key, "tools": tools})
+                row["tools_hash"] = key
+            old = connection.execute(_STORED, {"run": row["run_id"], "set": row["task_set"], "task": row["task_id"],
+                                               "trial": row.get("trial") or 0}).scalars().all() if replace else ()
             if old:
-                session.exec(delete(CallRow).where(col(CallRow.episode_id).in_(old)))
-                session.exec(delete(MessageRow).where(col(MessageRow.episode_id).in_(old)))
-                session.exec(delete(EpisodeRow).where(col(EpisodeRow.id).in_(old)))
-                session.flush()
-            session.add(episode)
-            session.flush()
-            # One executemany per table, without a unit-of-work entry per row.
-            for model, rows in ((CallRow, calls), (MessageRow, messages)):
-                values = [{**row.model_dump(exclude={"id"}), "episode_id": episode.id} for row in rows]
-                if values:
-                    session.execute(insert(model), values)
-            session.commit()
+                connection.execute(delete(CallRow).where(col(CallRow.episode_id).in_(old)))
+                connection.execute(delete(MessageRow).where(col(MessageRow.episode_id).in_(old)))
+                connection.execute(delete(EpisodeRow).where(col(EpisodeRow.id).in_(old)))
+            key_of_row: Any = connection.execute(_EPISODE_INSERT, row).inserted_primary_key
+            episode_id = int(key_of_row[0])
+            # One executemany per table.
+            for statement, rows in ((_CALL_INSERT, calls), (_MESSAGE_INSERT, messages)):
+                if rows:
+                    connection.execute(statement, [{**item, "episode_id": episode_id} for item in rows])
+        if key is not None:  # known only once committed: a rolled-back episode leaves no hash behind
+            self._tool_sets.add(key)
+        return episode_id
+
+    def tools(self, episode: EpisodeRow) -> str | None:
+        """The tools an episode's agent was given, as JSON text (None when not stored)."""
+        if episode.tools is not None or episode.tools_hash is None:
+            return episode.tools
+        with Session(self.engine) as session:
+            row = session.get(ToolSetRow, episode.tools_hash)
+            return None if row is None else row.tools
 
     def episodes(self, run_id: str) -> list[EpisodeRow]:
         with Session(self.engine) as session:
@@ -249,6 +311,17 @@ class RunStore:
     def scores(self, run_id: str) -> list[ScoreRow]:
         with Session(self.engine) as session:
             return list(session.exec(select(ScoreRow).where(ScoreRow.run_id == run_id)).all())
+
+
+# The statements storing an episode, built once: building one per episode was a third of storing it.
+_EPISODE_INSERT = insert(EpisodeRow)
+_CALL_INSERT = insert(CallRow)
+_MESSAGE_INSERT = insert(MessageRow)
+_TOOLSET_INSERT = insert(ToolSetRow)
+_TOOLSET_KNOWN = select(ToolSetRow.hash).where(ToolSetRow.hash == bindparam("key"))
+_STORED = select(EpisodeRow.id).where(
+    EpisodeRow.run_id == bindparam("run"), EpisodeRow.task_set == bindparam("set"),
+    EpisodeRow.task_id == bindparam("task"), func.coalesce(EpisodeRow.trial, 0) == bindparam("trial"))
 
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import World
+from sandbox.template import WorldTemplate
 
 
 class WorldBase:
@@ -22,7 +23,7 @@ class WorldBase:
     def __init__(self, data: Path, build: Callable[[Path], World]) -> None:
         self.data = data
         self.build = build
-        self._world: World | None = None
+        self._world: WorldTemplate | None = None
 
     @property
     def built(self) -> bool:
@@ -30,7 +31,7 @@ class WorldBase:
 
     def fork(self) -> World:
         if self._world is None:
-            self._world = self.build(self.data)
+            self._world = WorldTemplate(self.build(self.data))
         return self._world.fork()
 
     def __getstate__(self) -> dict[str, Any]:

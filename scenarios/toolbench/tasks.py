@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox import World
+from sandbox.template import WorldTemplate
 from sandbox.tools import ToolSpec
 
 from .cache import ResponseCache
@@ -55,6 +56,7 @@ class ToolBenchTask:
     question: str = field(init=False, compare=False, repr=False)  # the statement and the output instructions
     paths: list[list[str]] = field(init=False, compare=False, repr=False)
     _specs: Mapping[str, ToolSpec] | None = field(default=None, init=False, compare=False, repr=False)
+    _templates: dict[int, WorldTemplate] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         described: dict[str, dict[str, Any]] = {}
@@ -92,13 +94,18 @@ class ToolBenchTask:
         return calls
 
     def world(self, seed: int = 0) -> World:
-        if self._specs is None:  # built on first use, then shared by every world of this task
-            self._specs = tool_specs(self.tools)
-        return toolbench_world(specs=self._specs, task_id=self.id, seed=seed, cache=self.cache)
+        """A fork of the task's world, built on first use per seed (a task's trials and resets share it)."""
+        template = self._templates.get(seed)
+        if template is None:
+            if self._specs is None:  # built on first use, then shared by every world of this task
+                self._specs = tool_specs(self.tools)
+            template = self._templates[seed] = WorldTemplate(
+                toolbench_world(specs=self._specs, task_id=self.id, seed=seed, cache=self.cache))
+        return template.fork()
 
     def __getstate__(self) -> dict[str, Any]:
         # The specs hold classes made at run time, which do not pickle: a worker rebuilds them.
-        return {**self.__dict__, "_specs": None}
+        return {**self.__dict__, "_specs": None, "_templates": {}}
 
     def end_state(self, world: World) -> list[dict[str, Any]]:
         """The calls the world answered, in order, as `{"name", "parameters"}`."""

@@ -1,0 +1,159 @@
+"""A run's machinery against the episodes it runs: `execute_run` beside a bare library loop, in CPU time.
+
+Run: python bench/runs.py [--episodes 72] [--rounds 5] [--workers 1]
+The bundled banking tasks (en and zh, 72) are repeated under new ids to make up `--episodes`.
+- baseline, the bare library loop: for each task, its world (`task.world()`), its gold path
+  sent to it (`world.execute`), the episode scored (`episode_scorer`); nothing stored.
+- ours: `execute_run` with the oracle agent into a fresh SQLite file, as `toolworlds run` runs
+  it (`--workers 0`: in this process; 1 or more: a pool of worker processes), the run's
+  known-defective tasks included (cached per data set after the first run).
+CPU time is this process's plus its children's (the worker processes, reaped at the end of the
+run), so a pool's work counts wherever it ran. Rounds are interleaved; medians are printed:
+episodes per CPU-second each, the ratio (ours ÷ baseline, higher is better), the machinery's share
+of the run's CPU (1 - baseline ÷ ours) and the bytes on disk per stored episode. A last row times
+the defective-task replay a run needs: the gold replay of each task set, against reading it back
+from its cache; with workers, a last row the process pool's own floor (each task sent to a pebble
+pool and an outcome sent back, nothing run) and the best ratio a run on such a pool could reach.
+The machine load is printed with the figures, since other processes share the cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rich.console import Console
+from rich.table import Table
+
+from evaluators.task_score import episode_scorer
+from scenarios.banking.family import load_tasks
+from toolworlds.defects import known_defects
+from toolworlds.process_backend import ProcessBackend
+from toolworlds.runner import AgentSpec, Outcome, TaskSet, execute_run, run_one
+from toolworlds.store import RunStore
+
+
+def task_sets(episodes: int) -> list[TaskSet]:
+    """`episodes` banking tasks, half en and half zh, the bundled ones repeated under new ids."""
+    sets = []
+    for lang, count in (("en", episodes - episodes // 2), ("zh", episodes // 2)):
+        bundled = load_tasks(lang)
+        tasks = [bundled[i % len(bundled)] if i < len(bundled) else
+                 bundled[i % len(bundled)].model_copy(update={"id": f"{bundled[i % len(bundled)].id}~{i}"})
+                 for i in range(count)]
+        sets.append(TaskSet("banking", lang, tasks))
+    return sets
+
+
+def cpu() -> float:
+    """CPU seconds of this process and of its children that have ended."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def bare(sets: list[TaskSet]) -> None:
+    """The library loop a user would write: build, replay the gold path, score."""
+    for task_set in sets:
+        score = episode_scorer(task_set.family)
+        for task in task_set.tasks:
+            world = task.world()
+            process = list(task.paths[0]) if task.paths else []
+            for message in process:
+                world.execute(message)
+            assert score(task, world, process, task_set.end_state_mode).success, "the gold path failed"  # type: ignore[arg-type]
+
+
+def run(sets: list[TaskSet], workers: int, folder: Path, name: str) -> int:
+    """`execute_run` into a fresh database; its size in bytes once closed."""
+    path = folder / f"{name}.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    store = RunStore(f"sqlite:///{path}")
+    episodes = execute_run(store, "bench", sets, AgentSpec(), backend=ProcessBackend(workers))
+    assert all(e.success for e in episodes), "the oracle failed an episode: the figures would be of something else"
+    store.close()
+    return sum(Path(f"{path}{suffix}").stat().st_size for suffix in ("", "-wal") if Path(f"{path}{suffix}").exists())
+
+
+def _echo(task: object, outcome: Outcome) -> Outcome:
+    return outcome
+
+
+def pool_floor(sets: list[TaskSet], workers: int, outcome: Outcome) -> None:
+    """The process pool's own floor: each task sent to a pebble pool of `workers` processes and an episode's
+    outcome sent back, nothing run (the pool started and stopped, as a run does)."""
+    from pebble import ProcessPool
+
+    with ProcessPool(max_workers=workers) as pool:
+        for future in [pool.schedule(_echo, args=(task, outcome)) for s in sets for task in s.tasks]:
+            future.result()
+
+
+def timed(action: Callable[[], object]) -> tuple[float, object]:
+    start = cpu()
+    result = action()
+    return cpu() - start, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--episodes", type=int, default=72)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--workers", type=int, default=1, help="0: episodes in this process")
+    args = parser.parse_args()
+    sets = task_sets(args.episodes)
+    n = sum(len(s.tasks) for s in sets)
+    bare(task_sets(72))  # warm-up: templates, tool models, scorers
+    baseline, ours, sizes, replay, cached, floor = [], [], [], [], [], []
+    sample = run_one("banking/en", sets[0].tasks[0], AgentSpec())
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        cache = folder / "cache"
+        os.environ["TOOLWORLDS_CACHE"] = str(cache)  # this benchmark's own defect cache, filled by its first run
+        run(task_sets(72), args.workers, folder, "warm")
+        for _ in range(args.rounds):
+            seconds, _ = timed(lambda: bare(sets))
+            baseline.append(seconds)
+            seconds, size = timed(lambda: run(sets, args.workers, folder, "run"))
+            ours.append(seconds)
+            sizes.append(int(size))  # type: ignore[call-overload]
+            seconds, _ = timed(lambda: [known_defects("banking", lang, None, use_cache=False) for lang in ("en", "zh")])
+            replay.append(seconds)
+            seconds, _ = timed(lambda: [known_defects("banking", lang, None) for lang in ("en", "zh")])
+            cached.append(seconds)
+            if args.workers > 0:
+                seconds, _ = timed(lambda: pool_floor(sets, args.workers, sample))
+                floor.append(seconds)
+    base_s, ours_s, replay_s, cached_s = (statistics.median(x) for x in (baseline, ours, replay, cached))
+    table = Table(title=f"execute_run vs a bare loop: {n} oracle banking episodes, workers={args.workers}, medians "
+                        f"of {args.rounds} interleaved rounds, CPU time, load {os.getloadavg()[0]:.2f}")
+    for column in ("measure", "CPU s", "episodes per CPU-s", "ratio"):
+        table.add_column(column)
+    table.add_row("baseline: bare loop (build, replay gold, score)", f"{base_s:.3f}", f"{n / base_s:,.0f}", "1.00")
+    table.add_row("ours: execute_run (stored, SQLite)", f"{ours_s:.3f}", f"{n / ours_s:,.0f}",
+                  f"{base_s / ours_s:.2f}x")
+    table.add_row("machinery's share of the run's CPU (1 - bare ÷ run)", f"{ours_s - base_s:.3f}",
+                  "", f"{max(0.0, 1 - base_s / ours_s):.0%}")
+    table.add_row("bytes on disk per episode", "", f"{statistics.median(sizes) / n:,.0f}", "")
+    table.add_row("defective tasks: gold replay of en and zh (baseline)", f"{replay_s:.4f}", "",
+                  f"{replay_s / ours_s:.0%} of the run")
+    table.add_row("defective tasks: read from the cache (ours)", f"{cached_s:.4f}", "",
+                  f"{cached_s / ours_s:.1%} of the run; {replay_s / max(cached_s, 1e-9):,.0f}x less")
+    if floor:
+        floor_s = statistics.median(floor)
+        table.add_row(f"floor: the process pool alone ({args.workers} worker(s): tasks sent, outcomes back)",
+                      f"{floor_s:.3f}", "", f"best ratio over it {base_s / (base_s + floor_s):.2f}x")
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()
