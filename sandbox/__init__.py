@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .parsing import Call, ParsedMessage, parse_calls, parse_message, render_calls
     from .refs import Ref
     from .rng import WorldRandom
-    from .schemas import FORMATS, export
+    from .schemas import FORMATS, export, output_schema
     from .state import StateModel, TrackedDict, TrackedList, TrackedSet
     from .tools import ToolSpec, tool
     from .world import Snapshot, World
@@ -35,7 +35,7 @@ __all__ = [
     "App", "Call", "CallError", "CallLog", "CallRecord", "FORMATS", "FieldDifference",
     "Lifecycle", "ParseError", "ParsedMessage", "ReadOnlyViolation", "Ref", "SimClock", "Snapshot",
     "StateComparison", "StateDiff", "StateModel", "ToolError", "ToolSpec", "TrackedDict", "TrackedList",
-    "TrackedSet", "Transition", "World", "WorldRandom", "export", "parse_calls",
+    "TrackedSet", "Transition", "World", "WorldRandom", "export", "output_schema", "parse_calls",
     "compare_states", "parse_message", "render_calls", "tool",
 ]
 
@@ -50,6 +50,7 @@ _LAZY = MappingProxyType({
     "Lifecycle": ".lifecycle", "Transition": ".lifecycle",
     "Call": ".parsing", "ParsedMessage": ".parsing", "parse_calls": ".parsing", "parse_message": ".parsing",
     "render_calls": ".parsing", "Ref": ".refs", "WorldRandom": ".rng", "FORMATS": ".schemas", "export": ".schemas",
+    "output_schema": ".schemas",
     "StateModel": ".state", "TrackedDict": ".state", "TrackedList": ".state", "TrackedSet": ".state",
     "ToolSpec": ".tools", "tool": ".tools", "Snapshot": ".world", "World": ".world",
 })
