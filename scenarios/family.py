@@ -144,6 +144,10 @@ class WorldFamily:
             "tags"); a query using another is refused rather than silently ignored.
         errata: Its errata file (`scenarios.errata`: corrections of published tasks, applied
             by `tasks`), or None.
+        scorers: The import path of the module holding its own scorers (`score_results`,
+            `score_episode`, `score_run`; see `evaluators/conventions.py`), or None when the generic
+            end-state score serves it. A name, not the module: scorers live in `evaluators`, a layer
+            above this one, and are imported only when something scores.
     """
 
     name: str
@@ -156,6 +160,7 @@ class WorldFamily:
     replay: Replayer | None = None
     filters: tuple[str, ...] = ()
     errata: Path | None = None
+    scorers: str | None = None
 
     def data_source(self, given: Path | None) -> Path:
         """The folder or file to read tasks from; raises `LookupError` saying what to pass."""

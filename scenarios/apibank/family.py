@@ -85,4 +85,5 @@ FAMILY = WorldFamily(
     load_tasks=load,
     replay=replay_report,
     errata=Path(__file__).with_name("errata.jsonl"),
+    scorers="evaluators.apibank",
 )
