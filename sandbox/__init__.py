@@ -2,8 +2,7 @@
 
 Typical use::
 
-    from sandbox import World
-    from scenarios.todo import TodoApp
+    from toolworlds import TodoApp, World
 
     world = World([TodoApp()])
     world.execute("[add_task(title='buy milk')]")

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from sandbox import Call, ParseError, World, parse_message
 from sandbox.bounds import DEFAULT_LIMITS, InputLimits, LimitExceeded
-from sandbox.fuzzing import TrickyStr as HostileStr
-from sandbox.limits import _Walk, checked_copy, redacted_copy
+from sandbox.limits import _Walk, check_integers, checked_copy, redacted_copy
+from sandbox.testing.fuzzing import TrickyStr as HostileStr
 from scenarios.acebench import ALL_CLASSES, acebench_world
 from scenarios.todo import TodoApp, todo_world
 
@@ -406,3 +406,27 @@ def test_a_failure_is_one_printable_line_in_a_call_record_and_in_an_episode() ->
 
     _, episode = run_episode(load_tasks("en")[0], Agent())
     assert episode.error == f"agent: {line}"
+
+
+# An integer exactly at the bound, in every kind of place each walk looks (issue 43: one inside a list
+# once passed): the largest allowed value goes through, one more (either sign) is refused.
+_PLACES = {
+    "bare": lambda n: n, "list": lambda n: [1, n], "tuple": lambda n: (1, n), "set": lambda n: {1, n},
+    "dict": lambda n: {"a": n}, "nested": lambda n: [[{"a": [n]}]],
+}
+
+
+@pytest.mark.parametrize("place", sorted(_PLACES))
+def test_an_integer_exactly_at_the_bound_is_refused_wherever_it_sits(place: str) -> None:
+    bound = 10 ** DEFAULT_LIMITS.max_int_digits
+    wrap = _PLACES[place]
+    check_integers(wrap(bound - 1), DEFAULT_LIMITS)
+    check_integers(wrap(-(bound - 1)), DEFAULT_LIMITS)
+    if place != "set":  # JSON has no sets: the copy at the boundary refuses them before any integer
+        assert checked_copy({"x": wrap(bound - 1)}, DEFAULT_LIMITS) == {"x": json.loads(json.dumps(wrap(bound - 1)))}
+    for outside in (bound, -bound):
+        with pytest.raises(LimitExceeded, match="integer"):
+            check_integers(wrap(outside), DEFAULT_LIMITS)
+        if place != "set":
+            with pytest.raises(LimitExceeded, match="integer"):
+                checked_copy({"x": wrap(outside)}, DEFAULT_LIMITS)

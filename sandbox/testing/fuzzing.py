@@ -25,10 +25,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bounds import DEFAULT_LIMITS, InputLimits
-from .calllog import CallRecord
-from .parsing import Call, render_calls
-from .world import World
+from ..bounds import DEFAULT_LIMITS, InputLimits
+from ..calllog import CallRecord
+from ..parsing import Call, render_calls
+from ..world import World
 
 # Error types that are the world refusing a well-formed request (not a malformed one).
 _MALFORMED = frozenset({"invalid_arguments", "parse_error", "unknown_tool", "internal_error"})
