@@ -440,3 +440,19 @@ def test_a_phone_app_reads_the_device_without_taking_a_copy() -> None:
         assert deleted.ok and deleted.result["status"] is True
         assert world.app("BaseApi")._state is device
         world.restore(snapshot)
+
+
+@pytest.mark.parametrize("shared_by", ["snapshot", "fork"])
+def test_a_write_to_a_shared_state_s_own_scalar_field_is_kept(shared_by: str) -> None:
+    """The call copies the shared top model to write its `wifi` (a field set at construction, so the copy's
+    set of given fields is the original's); the journal names the top model itself though no nested field
+    differs, and releasing what the call copied for nothing must not give that copy back."""
+    world = World([BaseApi(state={"wifi": False, "logged_in": False})])
+    other = world.snapshot() if shared_by == "snapshot" else world.fork()
+    assert world.call("turn_on_wifi").ok
+    assert world.state()["BaseApi"]["wifi"] is True
+    if shared_by == "snapshot":
+        world.restore(other)  # type: ignore[arg-type]
+        assert world.state()["BaseApi"]["wifi"] is False
+    else:
+        assert other.state()["BaseApi"]["wifi"] is False  # type: ignore[union-attr]
