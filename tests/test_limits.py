@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
 from sandbox import Call, ParseError, World, parse_message
 from sandbox.bounds import DEFAULT_LIMITS, InputLimits, LimitExceeded
@@ -430,3 +431,34 @@ def test_an_integer_exactly_at_the_bound_is_refused_wherever_it_sits(place: str)
         if place != "set":
             with pytest.raises(LimitExceeded, match="integer"):
                 checked_copy({"x": wrap(outside)}, DEFAULT_LIMITS)
+
+
+class _Link(BaseModel):
+    """A chain of models: a library caller may pass one where a tool takes nested data."""
+
+    next: _Link | None = None
+
+
+def _chain(links: int) -> _Link:
+    head = _Link()
+    for _ in range(links - 1):
+        head = _Link(next=head)
+    return head
+
+
+@pytest.mark.parametrize("links", range(DEFAULT_LIMITS.max_depth - 3, DEFAULT_LIMITS.max_depth + 3))
+@pytest.mark.parametrize("where", ["top", "in a list"])
+def test_a_model_counts_as_deep_as_its_dump(links: int, where: str) -> None:
+    """A model passed as an argument is nested exactly as deep as the JSON it dumps to: the same bound
+    refuses both, at the same depth."""
+    model = _chain(links)
+    dump = model.model_dump(mode="json")
+
+    def refused(value: Any) -> bool:
+        try:
+            checked_copy({"x": [value] if where == "in a list" else value}, DEFAULT_LIMITS)
+        except LimitExceeded:
+            return True
+        return False
+
+    assert refused(model) == refused(dump)
