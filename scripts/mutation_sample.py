@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cosmic_ray.work_db import WorkDB, use_db
-from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -153,6 +153,10 @@ def _identity_like(node: ast.expr) -> bool:
     return False
 
 
+def _what(item: WorkItem) -> list[tuple[str, int, tuple[int, ...]]]:
+    return [(m.operator_name, m.occurrence, tuple(m.start_pos)) for m in item.mutations]
+
+
 def _within(position: tuple[int, int], spans: list[Span]) -> bool:
     return any(start <= tuple(position) < end for start, end in spans)
 
@@ -174,10 +178,12 @@ def _sample_module(copy: Path, module: str, args: argparse.Namespace, cosmic_ray
     unevaluated, identity_tests = _annotation_spans(copy / module), _identity_test_spans(copy / module)
     with use_db(str(session), WorkDB.Mode.open) as db:
         items = list(db.pending_work_items)
-        jobs = sorted(item.job_id for item in items if not any(
+        # In the order of what each mutant is (cosmic-ray's job ids are random), so a seed names one sample.
+        candidates = sorted((item for item in items if not any(
             _within(m.start_pos, unevaluated)
             or (m.operator_name in IDENTITY_MADE_EQUALITY and _within(m.start_pos, identity_tests))
-            for m in item.mutations))
+            for m in item.mutations)), key=_what)
+        jobs = [item.job_id for item in candidates]
         chosen = set(random.Random(f"{args.seed}:{module}").sample(jobs, min(args.sample, len(jobs))))
         skipped = [item.job_id for item in items if item.job_id not in chosen]
         db.set_multiple_results(skipped, WorkResult(output="not in the sample", worker_outcome=WorkerOutcome.SKIPPED))
