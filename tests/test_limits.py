@@ -425,7 +425,7 @@ def test_an_integer_exactly_at_the_bound_is_refused_wherever_it_sits(place: str)
     check_integers(wrap(-(bound - 1)), DEFAULT_LIMITS)
     if place != "set":  # JSON has no sets: the copy at the boundary refuses them before any integer
         assert checked_copy({"x": wrap(bound - 1)}, DEFAULT_LIMITS) == {"x": json.loads(json.dumps(wrap(bound - 1)))}
-    for outside in (bound, -bound):
+    for outside in (bound, -bound, 10 * bound, -10 * bound):
         with pytest.raises(LimitExceeded, match="integer"):
             check_integers(wrap(outside), DEFAULT_LIMITS)
         if place != "set":
@@ -462,3 +462,12 @@ def test_a_model_counts_as_deep_as_its_dump(links: int, where: str) -> None:
         return False
 
     assert refused(model) == refused(dump)
+
+
+def test_one_value_past_the_count_is_refused_when_the_quick_walk_ran_it_out() -> None:
+    """The quick copy counts values down as it goes; a count that ends below zero (the last scalar one
+    past `max_items`) must send the call to the full walk, which refuses it."""
+    items = DEFAULT_LIMITS.max_items
+    assert len(checked_copy({"a": [1] * (items - 2), "b": 5}, DEFAULT_LIMITS)["a"]) == items - 2
+    with pytest.raises(LimitExceeded, match="more than"):
+        checked_copy({"a": [1] * (items - 1), "b": 5}, DEFAULT_LIMITS)

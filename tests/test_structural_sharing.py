@@ -371,6 +371,24 @@ class Sloppy(App[BoardState]):
         """
         list.append(self.state.archive, Card(title=title))
 
+    @tool
+    def forget(self, lane: str) -> None:
+        """Drop a lane with `dict.pop`, which no journal sees.
+
+        Args:
+            lane: The lane.
+        """
+        dict.pop(self.state.lanes, lane)
+
+
+def test_a_copy_shortened_past_the_journal_is_kept() -> None:
+    """The last lane dropped: the copy is what the original was, less its end, and still differs."""
+    world = World([Sloppy(BoardState(lanes={"a": Lane(name="a"), "b": Lane(name="b")}))])
+    fork = world.fork()
+    assert fork.call("forget", {"lane": "b"}).ok
+    assert list(fork.state()["Sloppy"]["lanes"]) == ["a"]
+    assert list(world.state()["Sloppy"]["lanes"]) == ["a", "b"]
+
 
 def test_a_copy_changed_past_the_journal_is_kept() -> None:
     world = World([Sloppy()])
