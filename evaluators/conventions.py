@@ -1,7 +1,8 @@
-"""Finding a family's own evaluator functions by convention, so the layers above never name a family.
+"""A family's own scorers, found where the family declares them (`WorldFamily.scorers`).
 
-The evaluator of family `name` is the module (or package) `evaluators.<name>`. What it
-may provide, each optional:
+A family names the module of its scorers by import path (scorers sit in this layer, above
+`scenarios`, so the family cannot import them); nothing is found by module name. What the
+module may provide, each optional:
 
 - `score_results(ResultsRequest) -> ScoreTable`: scores a model's result files
   (`toolworlds score NAME`, see `results.py`);
@@ -16,25 +17,30 @@ may provide, each optional:
 from __future__ import annotations
 
 import importlib
-import pkgutil
+from types import ModuleType
 from typing import Any
 
-
-def evaluator_modules() -> list[str]:
-    """The names of the modules and packages directly inside `evaluators`."""
-    package = importlib.import_module(__package__ or "evaluators")
-    return sorted(info.name for info in pkgutil.iter_modules(package.__path__))
+from scenarios.registry import FAMILIES, family
 
 
-def family_function(family: str, function: str) -> Any | None:
-    """`evaluators.<family>.<function>`, or None when there is no such module or function."""
-    if not family.isidentifier():
+def scored_families() -> list[str]:
+    """The names of the families that declare scorers of their own."""
+    return [name for name in FAMILIES if family(name).scorers is not None]
+
+
+def family_scorers(name: str) -> ModuleType | None:
+    """The module a family declares its scorers in; None for an unknown family or one without.
+
+    A declared module that cannot be imported raises: the family promised scorers, and scoring its
+    episodes with the generic score instead would be a silent wrong answer.
+    """
+    if name not in FAMILIES:
         return None
-    name = f"{__package__}.{family}"
-    try:
-        module = importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name == name:
-            return None
-        raise  # the evaluator exists but imports something missing: say so
-    return getattr(module, function, None)
+    declared = family(name).scorers
+    return None if declared is None else importlib.import_module(declared)
+
+
+def family_function(name: str, function: str) -> Any | None:
+    """The family's scorer called `function`, or None when it declares no such scorer."""
+    module = family_scorers(name)
+    return None if module is None else getattr(module, function, None)

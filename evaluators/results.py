@@ -1,8 +1,8 @@
 """Scoring a model's result files for a benchmark, through one entry point per family.
 
-Convention (`conventions.py`): the evaluator of family `name` is the module (or package)
-`evaluators.<name>`, and it exposes `score_results(request) -> ScoreTable`. `toolworlds
-score NAME` finds it here, so adding a benchmark's scorer touches only its own evaluator module.
+A family declares the module of its scorers (`WorldFamily.scorers`, see `conventions.py`), and that
+module exposes `score_results(request) -> ScoreTable`. `toolworlds score NAME` finds it here, so adding
+a benchmark's scorer touches only its evaluator module and its family's declaration.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .conventions import evaluator_modules, family_function
+from .conventions import family_function, scored_families
 
 
 @dataclass(frozen=True)
@@ -54,9 +54,9 @@ RunScorer = Callable[[RunRecords], list[ScoreTable]]
 
 
 def results_scorer(family: str) -> ResultsScorer:
-    """The `score_results` of `evaluators.<family>`; `LookupError` naming those that exist."""
+    """The `score_results` the family declares; `LookupError` naming those that exist."""
     scorer: ResultsScorer | None = family_function(family, "score_results")
     if scorer is None:
-        available = [name for name in evaluator_modules() if family_function(name, "score_results") is not None]
+        available = [name for name in scored_families() if family_function(name, "score_results") is not None]
         raise LookupError(f"no scorer for {family!r} result files; available: {', '.join(available)}")
     return scorer

@@ -1,7 +1,7 @@
 """One episode's score against its task: end state (with partial credit) and process.
 
-The runner scores each finished episode with `episode_scorer(family)`: the family's own
-`evaluators.<family>.score_episode` when it has one (`conventions.py`), else the generic
+The runner scores each finished episode with `episode_scorer(family)`: the `score_episode`
+its family declares (`WorldFamily.scorers`, `conventions.py`) when it has one, else the generic
 `score_task`. The comparison mode comes from the task's family
 (`WorldFamily.end_state_mode`), never from the runner. The checker (`compat`, what runs store, or
 `strict`, for `toolworlds rescore --mode strict`) is passed only to scorers that take a `checker`

@@ -2,8 +2,7 @@
 
 Typical use::
 
-    from sandbox import World
-    from scenarios.todo import TodoApp
+    from toolworlds import TodoApp, World
 
     world = World([TodoApp()])
     world.execute("[add_task(title='buy milk')]")
@@ -27,7 +26,7 @@ if TYPE_CHECKING:
     from .refs import Ref
     from .replies import Reply, read_reply
     from .rng import WorldRandom
-    from .schemas import FORMATS, export
+    from .schemas import FORMATS, export, output_schema
     from .state import StateModel, TrackedDict, TrackedList, TrackedSet
     from .tools import ToolSpec, tool
     from .world import Snapshot, World
@@ -36,7 +35,7 @@ __all__ = [
     "App", "Call", "CallError", "CallLog", "CallRecord", "FORMATS", "FieldDifference",
     "Lifecycle", "ParseError", "ParsedMessage", "ReadOnlyViolation", "Ref", "Reply", "SimClock", "Snapshot",
     "StateComparison", "StateDiff", "StateModel", "ToolError", "ToolSpec", "TrackedDict", "TrackedList",
-    "TrackedSet", "Transition", "World", "WorldRandom", "export", "parse_calls",
+    "TrackedSet", "Transition", "World", "WorldRandom", "export", "output_schema", "parse_calls",
     "compare_states", "parse_message", "read_reply", "render_calls", "tool",
 ]
 
@@ -51,7 +50,7 @@ _LAZY = MappingProxyType({
     "Lifecycle": ".lifecycle", "Transition": ".lifecycle",
     "Call": ".parsing", "ParsedMessage": ".parsing", "parse_calls": ".parsing", "parse_message": ".parsing",
     "render_calls": ".parsing", "Ref": ".refs", "Reply": ".replies", "read_reply": ".replies",
-    "WorldRandom": ".rng", "FORMATS": ".schemas", "export": ".schemas",
+    "WorldRandom": ".rng", "FORMATS": ".schemas", "export": ".schemas", "output_schema": ".schemas",
     "StateModel": ".state", "TrackedDict": ".state", "TrackedList": ".state", "TrackedSet": ".state",
     "ToolSpec": ".tools", "tool": ".tools", "Snapshot": ".world", "World": ".world",
 })

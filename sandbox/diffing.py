@@ -136,48 +136,57 @@ def _walk(expected: Any, actual: Any, path: list[Any], found: list[FieldDifferen
         return
     kind_e, kind_a = type(expected), type(actual)
     if kind_e is dict and kind_a is dict:
-        if expected == actual:
-            return
-        if not (_text_keys(expected) and _text_keys(actual)):
-            found.extend(_deepdiff(expected, actual, path))
-            return
-        common = expected.keys() & actual.keys()
-        union = len(expected) + len(actual) - len(common)
-        if union > 1 and len(common) / union < _DEEPER:
-            found.append(FieldDifference(_path(path), "changed", expected, actual))
-            return
-        for key in actual:
-            if key not in common:
-                found.append(FieldDifference(_path([*path, key]), "unexpected", None, actual[key]))
-        for key in expected:
-            if key not in common:
-                found.append(FieldDifference(_path([*path, key]), "missing", expected[key], None))
-        for key in expected:
-            if key in common:
-                _walk(expected[key], actual[key], [*path, key], found)
-        return
-    if kind_e is list and kind_a is list:
-        if expected == actual:
-            return
-        if expected and actual and _scalars(expected) and _scalars(actual):
-            # deepdiff aligns these with difflib (an empty side needs no aligning)
-            found.extend(_scalar_list_differences(expected, actual, path))
-            return
-        # Lists holding containers deepdiff pairs by index; so does this.
-        for index, (item_e, item_a) in enumerate(zip(expected, actual, strict=False)):
-            if item_e is not item_a and not (type(item_e) is type(item_a) is dict and item_e == item_a):
-                _walk(item_e, item_a, [*path, index], found)
-        at = _list_path(path)
-        found.extend(_missing(at, index, expected[index]) for index in range(len(actual), len(expected)))
-        found.extend(_unexpected(at, index, actual[index]) for index in range(len(expected), len(actual)))
-        return
-    if (kind_e is str and kind_a is str) or (
+        _walk_dicts(expected, actual, path, found)
+    elif kind_e is list and kind_a is list:
+        _walk_lists(expected, actual, path, found)
+    elif (kind_e is str and kind_a is str) or (
         kind_e in _NUMBERS and kind_a in _NUMBERS and expected == expected and actual == actual  # no NaN
     ):
         if expected != actual:
             found.append(FieldDifference(_path(path), "changed", expected, actual))
+    else:
+        found.extend(_deepdiff(expected, actual, path))
+
+
+def _walk_dicts(expected: dict[Any, Any], actual: dict[Any, Any], path: list[Any],
+                found: list[FieldDifference]) -> None:
+    """Two dicts: added and removed keys, then the common ones walked (or deepdiff's whole-dict change)."""
+    if expected == actual:
         return
-    found.extend(_deepdiff(expected, actual, path))
+    if not (_text_keys(expected) and _text_keys(actual)):
+        found.extend(_deepdiff(expected, actual, path))
+        return
+    common = expected.keys() & actual.keys()
+    union = len(expected) + len(actual) - len(common)
+    if union > 1 and len(common) / union < _DEEPER:
+        found.append(FieldDifference(_path(path), "changed", expected, actual))
+        return
+    for key in actual:
+        if key not in common:
+            found.append(FieldDifference(_path([*path, key]), "unexpected", None, actual[key]))
+    for key in expected:
+        if key not in common:
+            found.append(FieldDifference(_path([*path, key]), "missing", expected[key], None))
+    for key in expected:
+        if key in common:
+            _walk(expected[key], actual[key], [*path, key], found)
+
+
+def _walk_lists(expected: list[Any], actual: list[Any], path: list[Any], found: list[FieldDifference]) -> None:
+    """Two lists: scalars aligned as difflib aligns them, containers paired by index (as deepdiff does)."""
+    if expected == actual:
+        return
+    if expected and actual and _scalars(expected) and _scalars(actual):
+        # deepdiff aligns these with difflib (an empty side needs no aligning)
+        found.extend(_scalar_list_differences(expected, actual, path))
+        return
+    # Lists holding containers deepdiff pairs by index; so does this.
+    for index, (item_e, item_a) in enumerate(zip(expected, actual, strict=False)):
+        if item_e is not item_a and not (type(item_e) is type(item_a) is dict and item_e == item_a):
+            _walk(item_e, item_a, [*path, index], found)
+    at = _list_path(path)
+    found.extend(_missing(at, index, expected[index]) for index in range(len(actual), len(expected)))
+    found.extend(_unexpected(at, index, actual[index]) for index in range(len(expected), len(actual)))
 
 
 def _scalar_list_differences(expected: list[Any], actual: list[Any], path: list[Any]) -> list[FieldDifference]:

@@ -2,6 +2,8 @@
 
 Every format is derived from the one JSON Schema (2020-12) on `ToolSpec.parameters`;
 the dialects differ only in their envelope and, for ACEBench/BFCL, in type names.
+A tool whose return annotation declares a shape also has an output schema (`output_schema`),
+which the JSON Schema export carries as `outputSchema` (the name MCP gives it).
 """
 
 from __future__ import annotations
@@ -23,10 +25,23 @@ _DIALECT_TYPES = MappingProxyType({
 })
 
 
+_DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def output_schema(spec: ToolSpec) -> dict[str, Any] | None:
+    """The JSON Schema (2020-12) of what the tool returns, or None when its annotation declares
+    no shape (bare `dict`, `list`, `Any` or none). Results are not checked against it."""
+    return None if spec.result is None else spec.result.schema
+
+
 def export(spec: ToolSpec, fmt: str = "openai") -> dict[str, Any]:
     if fmt == "jsonschema":
-        schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", **spec.parameters}
-        return {"name": spec.name, "description": spec.description, "parameters": schema}
+        exported = {"name": spec.name, "description": spec.description,
+                    "parameters": {"$schema": _DRAFT, **spec.parameters}}
+        returns = output_schema(spec)
+        if returns is not None:
+            exported["outputSchema"] = {"$schema": _DRAFT, **returns}
+        return exported
     if fmt == "openai":
         return {
             "type": "function",

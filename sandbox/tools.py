@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import docstring_parser
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
 from .arguments import ArgumentPlan, plan_for
@@ -82,6 +82,48 @@ class ToolArguments:
         return parameters_schema(self.model)
 
 
+class ToolResult:
+    """A tool's declared result type and its JSON Schema, built on first use.
+
+    The annotation documents the shape only: results are returned exactly as the tool made them
+    (nothing validates or converts them), so declaring a type never changes a reply. Bare `dict`,
+    `list`, `Any` (alone or in a union) declare no shape, and such a tool has no output schema.
+    """
+
+    def __init__(self, annotation: Any) -> None:
+        self.annotation = annotation
+
+    @property
+    def declared(self) -> bool:
+        return _declares_shape(self.annotation)
+
+    @functools.cached_property
+    def schema(self) -> dict[str, Any] | None:
+        """The result type's JSON Schema (2020-12, references inlined), or None."""
+        if not self.declared:
+            return None
+        raw = TypeAdapter(self.annotation).json_schema(mode="validation")
+        defs = raw.pop("$defs", {})
+        schema: dict[str, Any] = _clean(_inline(raw, defs, ()))
+        return schema
+
+
+_SHAPELESS: tuple[Any, ...] = (dict, list, tuple, object, Any, inspect.Signature.empty)
+
+
+def _declares_shape(annotation: Any) -> bool:
+    if annotation is None or annotation in _SHAPELESS:
+        return False
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _declares_shape(typing.get_args(annotation)[0])
+    if origin is typing.Union or origin is types.UnionType:
+        return all(_declares_shape(a) for a in typing.get_args(annotation) if a is not type(None))
+    if origin in (list, dict, tuple):
+        return all(a is not Any and _declares_shape(a) for a in typing.get_args(annotation) if a is not ...)
+    return True
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     """Everything known about one tool: what the agent sees and what the world runs.
@@ -103,6 +145,7 @@ class ToolSpec:
     atomic_args: bool = True
     destructive: bool = True
     idempotent: bool = False
+    result: ToolResult | None = field(default=None, repr=False, compare=False)
 
     @property
     def args_model(self) -> type[BaseModel]:
@@ -202,6 +245,7 @@ def build_spec(
         default = ... if param.default is inspect.Parameter.empty else param.default
         info = _field_info(annotation, default, param_docs.get(param.name))
         fields[param.name] = (annotation, info)
+    returns = hints.get("return", inspect.Signature.empty)
     text = description if description is not None else _description(doc)
     if not text:
         raise TypeError(f"tool {tool_name!r} needs a docstring: the model reads it")
@@ -214,6 +258,7 @@ def build_spec(
         atomic_args=atomic,
         destructive=destructive and mutates,
         idempotent=idempotent,
+        result=ToolResult(returns),
     )
 
 

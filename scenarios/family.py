@@ -162,6 +162,10 @@ class WorldFamily:
             by `tasks`), or None.
         generator: Makes its task generator (`scenarios.generation.TaskGenerator`), or None for a
             family without one. A family with one reads generated files (`--data tasks.jsonl`) too.
+        scorers: The import path of the module holding its own scorers (`score_results`,
+            `score_episode`, `score_run`; see `evaluators/conventions.py`), or None when the generic
+            end-state score serves it. A name, not the module: scorers live in `evaluators`, a layer
+            above this one, and are imported only when something scores.
     """
 
     name: str
@@ -175,6 +179,7 @@ class WorldFamily:
     filters: tuple[str, ...] = ()
     errata: Path | None = None
     generator: Callable[[], TaskGenerator] | None = None
+    scorers: str | None = None
 
     def data_source(self, given: Path | None) -> Path:
         """The folder or file to read tasks from; raises `LookupError` saying what to pass."""

@@ -15,12 +15,14 @@ import hashlib
 import json
 from typing import Any
 
+from .family import Task
+
 # What every task has (`scenarios.family.Task`), hashed whatever the task's class.
 PROTOCOL_FIELDS = ("id", "category", "question", "functions", "paths", "ground_truth")
 UNHASHED = frozenset({"source"})
 
 
-def task_hash(task: Any) -> str:
+def task_hash(task: Task) -> str:
     """16 hex digits of SHA-256 over the task's protocol fields and its own fields, as canonical JSON."""
     fields = _fields(task)
     if isinstance(fields, dict):  # each value once: a task's own fields include most protocol fields

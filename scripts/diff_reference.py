@@ -37,8 +37,8 @@ from rich.console import Console
 from rich.table import Table
 
 from sandbox import World
-from sandbox.fuzzing import ValuePool, valid_value
 from sandbox.testing.arguments import drawing_order, parameters
+from sandbox.testing.fuzzing import ValuePool, valid_value
 from sandbox.testing.outcomes import outcome
 from scenarios.acebench import ALL_CLASSES, acebench_world
 

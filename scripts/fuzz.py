@@ -3,7 +3,7 @@
     python scripts/fuzz.py WORLD --calls N --seed S [--episode E]     (WORLD: todo, acebench-en, acebench-zh,
                                                           banking-en, banking-zh, apibank, apibank-l3, all)
 
-Prints the counts (see `sandbox.fuzzing.FuzzReport`) and the first examples of anything
+Prints the counts (see `sandbox.testing.fuzzing.FuzzReport`) and the first examples of anything
 found; exits 1 when an exception escaped, a failed call changed the world, a replay
 differed, a record could not be stored or a tool crashed.
 """
@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.status import Status
 from rich.table import Table
 
-from sandbox.fuzzing import EPISODE_CALLS, FuzzReport, fuzz_world
+from sandbox.testing.fuzzing import EPISODE_CALLS, FuzzReport, fuzz_world
 from scenarios.fuzz_targets import TARGETS
 
 

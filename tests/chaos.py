@@ -35,6 +35,13 @@ class ChaosState(StateModel):
     history: list[list[int]] = []
 
 
+# The steps `_apply_to_items` takes; `_apply_elsewhere` takes the rest.
+_ITEM_STEPS = frozenset({
+    "append", "pop", "insert", "extend", "remove_first", "sort", "reverse", "clear_items", "replace_items",
+    "slice_assign", "del_index", "rename_first", "tag_first", "meta_first",
+})
+
+
 class ChaosApp(App[ChaosState]):
     app_name = "Chaos"
 
@@ -60,6 +67,13 @@ class ChaosApp(App[ChaosState]):
 
     def _apply(self, state: ChaosState, step: str, n: int) -> None:
         name = f"item{n % 7}"
+        if step in _ITEM_STEPS:
+            self._apply_to_items(state, step, name, n)
+        else:
+            self._apply_elsewhere(state, step, name, n)
+
+    def _apply_to_items(self, state: ChaosState, step: str, name: str, n: int) -> None:
+        """The steps on the list of items and on the items in it."""
         if step == "append":
             state.items.append(Item(name=name, qty=n))
         elif step == "pop" and state.items:
@@ -88,7 +102,10 @@ class ChaosApp(App[ChaosState]):
             state.items[0].tags.append(f"t{n}")
         elif step == "meta_first" and state.items:
             state.items[0].meta[f"m{n % 3}"] = n
-        elif step == "counter":
+
+    def _apply_elsewhere(self, state: ChaosState, step: str, name: str, n: int) -> None:
+        """The steps on the other fields, and on the world's counters, random source and clock."""
+        if step == "counter":
             state.counter += n
         elif step == "note":
             state.note = None if n % 2 else f"note {n}"

@@ -239,17 +239,9 @@ def agent_variants(gold: Sequence[Mapping[str, Any]], state: list[dict[str, Any]
     """Adversarial end states: leaves the gold compares changed, objects grown, records renamed, classes
     misspelled or repeated."""
     classes = {name: index for index, entry in enumerate(state) for name in entry}
-    compared: list[tuple[Path_, Any]] = []
-    for entry in gold:
-        for name, attributes in entry.items():
-            real = name if name in classes else next((c for c in classes if c.lower() == str(name).lower()), None)
-            if real is None or not isinstance(attributes, Mapping):
-                continue
-            for attribute, want in attributes.items():
-                for inner, _ in leaves(want):
-                    compared.append(((classes[real], real, attribute, *inner), None))
+    compared = _compared_leaves(gold, classes)
     seen_kinds: set[str] = set()
-    for path, _ in compared:
+    for path in compared:
         node: Any = state
         for step in path:
             node = node[step]
@@ -257,8 +249,33 @@ def agent_variants(gold: Sequence[Mapping[str, Any]], state: list[dict[str, Any]
             if kind not in seen_kinds:
                 seen_kinds.add(kind)
                 yield kind, replaced(state, path, new)
+    yield from _record_variants(state, classes, compared)
+    first = next(iter(state[0]))
+    misspelled = first[:-2] + first[-2:].upper() if first[-2:].upper() != first[-2:] else first + "s"
+    yield "misspelled class", [{misspelled: state[0][first]}, *state[1:]]
+    yield "class repeated", [*state, copy.deepcopy(state[0])]
+
+
+def _compared_leaves(gold: Sequence[Mapping[str, Any]], classes: Mapping[str, int]) -> list[Path_]:
+    """The paths (into the end state) of every leaf the gold compares, its class names matched as ACEBench
+    matches them (case-insensitively)."""
+    compared: list[Path_] = []
+    for entry in gold:
+        for name, attributes in entry.items():
+            real = name if name in classes else next((c for c in classes if c.lower() == str(name).lower()), None)
+            if real is None or not isinstance(attributes, Mapping):
+                continue
+            for attribute, want in attributes.items():
+                for inner, _ in leaves(want):
+                    compared.append((classes[real], real, attribute, *inner))
+    return compared
+
+
+def _record_variants(state: list[dict[str, Any]], classes: Mapping[str, int], compared: list[Path_]
+                     ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """The first compared object of records grown by one record, and with a record renamed."""
     objects = [(classes[c], c, a) for c in classes for a, v in state[classes[c]][c].items()
-               if isinstance(v, dict) and v and any(p[:3] == (classes[c], c, a) for p, _ in compared)]
+               if isinstance(v, dict) and v and any(p[:3] == (classes[c], c, a) for p in compared)]
     if objects:
         index, name, attribute = objects[0]
         records = state[index][name][attribute]
@@ -266,10 +283,6 @@ def agent_variants(gold: Sequence[Mapping[str, Any]], state: list[dict[str, Any]
         yield "extra record (superset)", replaced(state, (index, name, attribute), {**records, f"{key}9": value})
         renamed = {(_other_char(str(k)) if k == key else k): v for k, v in records.items()}
         yield "wrong id (record renamed)", replaced(state, (index, name, attribute), renamed)
-    first = next(iter(state[0]))
-    misspelled = first[:-2] + first[-2:].upper() if first[-2:].upper() != first[-2:] else first + "s"
-    yield "misspelled class", [{misspelled: state[0][first]}, *state[1:]]
-    yield "class repeated", [*state, copy.deepcopy(state[0])]
 
 
 # -- tallies ---------------------------------------------------------------------------------------------

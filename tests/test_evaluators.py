@@ -377,12 +377,29 @@ def test_a_perfect_answer_drawn_by_the_kit_is_valid(drawn: list[Call], as_json: 
        st.sampled_from(["normal_atom_list", "normal_multi_turn_user_adjust", "special_incomplete",
                         "special_error_param", "special_irrelevant"]),
        st.sampled_from(["compat", "strict"]))
+# Right answers, so each category's checks below run on a valid verdict as well as the drawn ones.
+@example("[plan_trip(city='Rome')]", "normal_atom_list", "strict")
+@example("[plan_trip(city='Rome')]", "normal_multi_turn_user_adjust", "compat")
+@example("Missing necessary parameters (city) for the api (plan_trip)", "special_incomplete", "compat")
+@example("There is incorrect value (Rme) for the parameters (city)", "special_error_param", "strict")
+@example("Due to the limitations of the function, I cannot solve this problem.", "special_irrelevant", "compat")
 def test_scorers_never_raise_on_model_output(output: Any, category: str, mode: str) -> None:
     answers = {"special_incomplete": {"plan_trip": ["city"]}, "special_error_param": {"city": ["Rme"]},
                "special_irrelevant": "x"}
     verdict = check_item(category, [TOOL], output, answers.get(category, {"plan_trip": {"city": "Rome"}}),
                          mode)  # type: ignore[arg-type]
-    assert isinstance(verdict.valid, bool)
+    if not verdict.valid:
+        return
+    # Only text can be right, and only text that says what the answer needs (drawn output rarely does).
+    assert isinstance(output, str)
+    if category.startswith("normal"):  # the one right call: plan_trip with city Rome
+        assert "plan_trip" in output and "rome" in output.lower()
+    elif category == "special_incomplete":  # names the missing parameter
+        assert "city" in output
+    elif category == "special_error_param":  # names the wrong value
+        assert "Rme" in output
+    else:  # irrelevant: declines, calling nothing
+        assert "plan_trip(" not in output
 
 
 @needs_data

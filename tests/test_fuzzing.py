@@ -12,7 +12,7 @@ import pytest
 
 from sandbox import CallRecord, World
 from sandbox.bounds import type_name
-from sandbox.fuzzing import Generator, ValuePool, fuzz_world, valid_arguments
+from sandbox.testing.fuzzing import Generator, ValuePool, fuzz_world, valid_arguments
 from scenarios.fuzz_targets import TARGETS
 
 pytestmark = pytest.mark.long_running  # collected first: see tests/conftest.py

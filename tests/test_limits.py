@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
 from sandbox import Call, ParseError, World, parse_message
 from sandbox.bounds import DEFAULT_LIMITS, InputLimits, LimitExceeded
-from sandbox.fuzzing import TrickyStr as HostileStr
-from sandbox.limits import _Walk, checked_copy, redacted_copy
+from sandbox.limits import _Walk, check_integers, checked_copy, redacted_copy
+from sandbox.testing.fuzzing import TrickyStr as HostileStr
 from scenarios.acebench import ALL_CLASSES, acebench_world
 from scenarios.todo import TodoApp, todo_world
 
@@ -406,3 +407,67 @@ def test_a_failure_is_one_printable_line_in_a_call_record_and_in_an_episode() ->
 
     _, episode = run_episode(load_tasks("en")[0], Agent())
     assert episode.error == f"agent: {line}"
+
+
+# An integer exactly at the bound, in every kind of place each walk looks (issue 43: one inside a list
+# once passed): the largest allowed value goes through, one more (either sign) is refused.
+_PLACES = {
+    "bare": lambda n: n, "list": lambda n: [1, n], "tuple": lambda n: (1, n), "set": lambda n: {1, n},
+    "dict": lambda n: {"a": n}, "nested": lambda n: [[{"a": [n]}]],
+}
+
+
+@pytest.mark.parametrize("place", sorted(_PLACES))
+def test_an_integer_exactly_at_the_bound_is_refused_wherever_it_sits(place: str) -> None:
+    bound = 10 ** DEFAULT_LIMITS.max_int_digits
+    wrap = _PLACES[place]
+    check_integers(wrap(bound - 1), DEFAULT_LIMITS)
+    check_integers(wrap(-(bound - 1)), DEFAULT_LIMITS)
+    if place != "set":  # JSON has no sets: the copy at the boundary refuses them before any integer
+        assert checked_copy({"x": wrap(bound - 1)}, DEFAULT_LIMITS) == {"x": json.loads(json.dumps(wrap(bound - 1)))}
+    for outside in (bound, -bound, 10 * bound, -10 * bound):
+        with pytest.raises(LimitExceeded, match="integer"):
+            check_integers(wrap(outside), DEFAULT_LIMITS)
+        if place != "set":
+            with pytest.raises(LimitExceeded, match="integer"):
+                checked_copy({"x": wrap(outside)}, DEFAULT_LIMITS)
+
+
+class _Link(BaseModel):
+    """A chain of models: a library caller may pass one where a tool takes nested data."""
+
+    next: _Link | None = None
+
+
+def _chain(links: int) -> _Link:
+    head = _Link()
+    for _ in range(links - 1):
+        head = _Link(next=head)
+    return head
+
+
+@pytest.mark.parametrize("links", range(DEFAULT_LIMITS.max_depth - 3, DEFAULT_LIMITS.max_depth + 3))
+@pytest.mark.parametrize("where", ["top", "in a list"])
+def test_a_model_counts_as_deep_as_its_dump(links: int, where: str) -> None:
+    """A model passed as an argument is nested exactly as deep as the JSON it dumps to: the same bound
+    refuses both, at the same depth."""
+    model = _chain(links)
+    dump = model.model_dump(mode="json")
+
+    def refused(value: Any) -> bool:
+        try:
+            checked_copy({"x": [value] if where == "in a list" else value}, DEFAULT_LIMITS)
+        except LimitExceeded:
+            return True
+        return False
+
+    assert refused(model) == refused(dump)
+
+
+def test_one_value_past_the_count_is_refused_when_the_quick_walk_ran_it_out() -> None:
+    """The quick copy counts values down as it goes; a count that ends below zero (the last scalar one
+    past `max_items`) must send the call to the full walk, which refuses it."""
+    items = DEFAULT_LIMITS.max_items
+    assert len(checked_copy({"a": [1] * (items - 2), "b": 5}, DEFAULT_LIMITS)["a"]) == items - 2
+    with pytest.raises(LimitExceeded, match="more than"):
+        checked_copy({"a": [1] * (items - 1), "b": 5}, DEFAULT_LIMITS)

@@ -172,14 +172,14 @@ def test_a_worker_killed_mid_episode_costs_that_episode_a_try_and_no_other(tmp_p
     assert [task_id for task_id, _, _ in started(log)].count(held) == 2  # the run, and the retry
 
 
+@pytest.mark.timeout(120)  # a hang guard: speed is for bench/, never asserted
 def test_the_pool_is_never_larger_than_the_episodes_it_runs(tmp_path: Path) -> None:
     store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
     processes: list[int] = []
-    started_at = time.monotonic()
     episodes = execute_run(store, "r", task_sets(1), AgentSpec(), backend=ProcessBackend(100_000),
                            on_done=lambda _: processes.append(len(multiprocessing.active_children())))
     assert len(episodes) == 2 and all(e.success for e in episodes)
-    assert max(processes) <= 2 and time.monotonic() - started_at < 30
+    assert max(processes) <= 2
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     assert pool_size(100_000, 1_000_000) == WORKERS_PER_CPU * cpus
     assert pool_size(100_000, 3) == 3 and pool_size(2, 0) == 1
@@ -339,6 +339,7 @@ def test_workers_0_runs_episodes_in_this_process_and_1_in_a_process_of_its_own(
     assert kept(here) == kept(pooled)
 
 
+@pytest.mark.timeout(120)  # a hang guard: speed is for bench/, never asserted
 @pytest.mark.skipif(multiprocessing.get_start_method() != "fork",
                     reason="the pool processes must start from this process's memory, with the start hook patched")
 def test_a_pool_that_breaks_runs_its_episodes_again_on_a_new_one_and_gives_up_on_pools_that_keep_breaking(
@@ -368,10 +369,8 @@ def test_a_pool_that_breaks_runs_its_episodes_again_on_a_new_one_and_gives_up_on
         os._exit(4)
 
     monkeypatch.setattr(process_backend, "_end_with_driver", always_dies)
-    started_at = time.monotonic()
     episodes = execute_run(RunStore(f"sqlite:///{tmp_path / 'never.db'}"), "r", sets, AgentSpec(),
                            backend=ProcessBackend(2, attempts=2))
-    assert time.monotonic() - started_at < 30
     assert len(episodes) == 4 and not any(e.success for e in episodes)
     reasons = {e.error for e in episodes}
     assert len(reasons) == 1, reasons  # how the last pool broke depends on when pebble noticed

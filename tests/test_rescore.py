@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 import scenarios.banking.family as banking_family
 import toolworlds.rescore as rescore_module
-from evaluators.conventions import evaluator_modules, family_function
+from evaluators.conventions import family_function, scored_families
 from evaluators.versions import SCORER_VERSIONS, scorer_version
 from sandbox.parsing import Call
 from scenarios.acebench.items import AceItem
@@ -232,7 +232,7 @@ def test_the_task_hash_is_the_data_not_where_it_was_read() -> None:
 
 
 def test_every_family_scorer_has_a_version_in_one_table() -> None:
-    own = [name for name in evaluator_modules() if family_function(name, "score_episode") is not None]
+    own = [name for name in scored_families() if family_function(name, "score_episode") is not None]
     assert own and set(own) <= set(SCORER_VERSIONS)
     assert scorer_version("banking") == "banking/2 compat" and scorer_version("todo") == "task_score/2 compat"
     assert scorer_version("acebench", "strict") == "acebench/2 strict"
@@ -337,3 +337,24 @@ def test_a_run_made_before_the_acebench_errata_rescores_with_them(tmp_path: Path
     changed = {k[1] for k, e in by_key(store, "new").items() if e.process != by_key(store, "old")[k].process}
     assert changed == {"agent_multi_step_12", "agent_multi_step_13", "agent_multi_turn_6"}  # longer gold paths
     assert "old -> new: 0 of 44 episodes flipped" in invoke("report", "--db", db, "--run-id", "old", "--run-id", "new")
+
+
+def test_a_family_s_scorers_are_the_module_it_declares_and_none_is_found_by_name(monkeypatch: Any) -> None:
+    import importlib
+    import pkgutil
+
+    import evaluators
+    import evaluators.conventions as conventions
+
+    acebench_scorers = importlib.import_module("evaluators.acebench")
+    assert family_function("acebench", "score_episode") is acebench_scorers.score_episode
+    assert family_function("todo", "score_episode") is None and family_function("nope", "score_run") is None
+    assert family_function("banking", "score_episode") is acebench_scorers.score_episode  # its special cases
+    # Every scorer package under evaluators/ is some family's declared one: none is orphaned.
+    packages = {f"evaluators.{info.name}" for info in pkgutil.iter_modules(evaluators.__path__) if info.ispkg}
+    assert packages | {"evaluators.banking"} == {family(name).scorers for name in scored_families()}
+    # A family that declares scorers it cannot import is an error, never the generic score.
+    broken = dataclasses.replace(family("banking"), scorers="evaluators.no_such_module")
+    monkeypatch.setattr(conventions, "family", lambda name: broken)
+    with pytest.raises(ModuleNotFoundError):
+        family_function("banking", "score_episode")

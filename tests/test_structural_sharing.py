@@ -371,6 +371,24 @@ class Sloppy(App[BoardState]):
         """
         list.append(self.state.archive, Card(title=title))
 
+    @tool
+    def forget(self, lane: str) -> None:
+        """Drop a lane with `dict.pop`, which no journal sees.
+
+        Args:
+            lane: The lane.
+        """
+        dict.pop(self.state.lanes, lane)
+
+
+def test_a_copy_shortened_past_the_journal_is_kept() -> None:
+    """The last lane dropped: the copy is what the original was, less its end, and still differs."""
+    world = World([Sloppy(BoardState(lanes={"a": Lane(name="a"), "b": Lane(name="b")}))])
+    fork = world.fork()
+    assert fork.call("forget", {"lane": "b"}).ok
+    assert list(fork.state()["Sloppy"]["lanes"]) == ["a"]
+    assert list(world.state()["Sloppy"]["lanes"]) == ["a", "b"]
+
 
 def test_a_copy_changed_past_the_journal_is_kept() -> None:
     world = World([Sloppy()])
@@ -440,3 +458,67 @@ def test_a_phone_app_reads_the_device_without_taking_a_copy() -> None:
         assert deleted.ok and deleted.result["status"] is True
         assert world.app("BaseApi")._state is device
         world.restore(snapshot)
+
+
+@pytest.mark.parametrize("shared_by", ["snapshot", "fork"])
+def test_a_write_to_a_shared_state_s_own_scalar_field_is_kept(shared_by: str) -> None:
+    """The call copies the shared top model to write its `wifi` (a field set at construction, so the copy's
+    set of given fields is the original's); the journal names the top model itself though no nested field
+    differs, and releasing what the call copied for nothing must not give that copy back."""
+    world = World([BaseApi(state={"wifi": False, "logged_in": False})])
+    other = world.snapshot() if shared_by == "snapshot" else world.fork()
+    assert world.call("turn_on_wifi").ok
+    assert world.state()["BaseApi"]["wifi"] is True
+    if shared_by == "snapshot":
+        world.restore(other)  # type: ignore[arg-type]
+        assert world.state()["BaseApi"]["wifi"] is False
+    else:
+        assert other.state()["BaseApi"]["wifi"] is False  # type: ignore[union-attr]
+
+
+class Shelf(StateModel):
+    items: list[Card] = []
+
+
+class ShelfApp(App[Shelf]):
+    """Reads one item (any index, negative too), then takes the last one off."""
+
+    app_name = "Shelf"
+
+    @tool
+    def read_then_pop(self, index: int) -> str:
+        """Read an item's title, then remove the last item.
+
+        Args:
+            index: Which item to read first.
+        """
+        title = self.state.items[index].title
+        self.state.items.pop()
+        return title
+
+
+@pytest.mark.parametrize("index", [1, -2], ids=["last, by position", "first, from the end"])
+def test_a_claimed_item_whose_list_shrank_below_its_index_stays_claimed(index: int) -> None:
+    """The item the call read (and so copied from the shared list) sits at an index the list no longer
+    has when the call ends; the release must see that and leave the list alone."""
+    world = World([ShelfApp(Shelf(items=[Card(title="a", labels=["x"]), Card(title="b", labels=["y"])]))])
+    snapshot = world.snapshot()
+    record = world.call("read_then_pop", {"index": index})
+    assert record.ok and record.result == ("b" if index == 1 else "a")
+    assert [item["title"] for item in world.state()["Shelf"]["items"]] == ["a"]
+    world.restore(snapshot)
+    assert [item["title"] for item in world.state()["Shelf"]["items"]] == ["a", "b"]
+
+
+def test_ending_a_journal_outside_a_world_releases_its_claims_and_restores_the_previous_one() -> None:
+    from sandbox.journal import Journal, active_journal, begin, end
+
+    outer, inner = Journal("outer", False), Journal("inner", False)
+    outer_token = begin(outer)
+    inner.record_claims()
+    token = begin(inner)
+    assert active_journal() is inner
+    end(token)
+    assert active_journal() is outer and inner.claims is None  # released: nothing left to give back
+    end(outer_token)
+    assert active_journal() is None

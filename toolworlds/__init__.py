@@ -1,7 +1,7 @@
 """toolworlds: executable, stateful mock environments for LLM tool use.
 
 The one documented entry point. It re-exports the engine's building blocks, the bundled
-world factories and the episode runner; the layers underneath stay importable on their own:
+apps and world factories and the episode runner; the layers underneath stay importable on their own:
 
 - `sandbox`: the engine (state, tools, worlds, call log, parsing, comparison);
 - `scenarios`: world families (apps, default data, tasks, gold replay);
@@ -28,27 +28,31 @@ if TYPE_CHECKING:
         ToolError,
         World,
         compare_states,
+        export,
+        output_schema,
         parse_message,
         render_calls,
         tool,
     )
-    from scenarios.acebench import acebench_world
+    from scenarios.acebench import BaseApi, FoodPlatform, MessageApi, ReminderApi, Travel, acebench_world
     from scenarios.apibank import apibank_world
-    from scenarios.banking import banking_world
+    from scenarios.banking import Bank, banking_world
     from scenarios.family import TaskQuery, WorldFamily
     from scenarios.registry import family
-    from scenarios.todo import todo_world
+    from scenarios.todo import TodoApp, todo_world
 
     from .agents import ChatMessage, NoisyAgent, OracleAgent, Turn
     from .episodes import Episode, arun_episode, run_episode
 
 _EXPORTS = MappingProxyType({
     **dict.fromkeys(("App", "Call", "CallRecord", "Lifecycle", "StateModel", "ToolError", "World",
-                     "compare_states", "parse_message", "render_calls", "tool"), "sandbox"),
-    "acebench_world": "scenarios.acebench",
+                     "compare_states", "export", "output_schema", "parse_message", "render_calls", "tool"),
+                   "sandbox"),
+    **dict.fromkeys(("BaseApi", "FoodPlatform", "MessageApi", "ReminderApi", "Travel", "acebench_world"),
+                    "scenarios.acebench"),
     "apibank_world": "scenarios.apibank",
-    "banking_world": "scenarios.banking",
-    "todo_world": "scenarios.todo",
+    **dict.fromkeys(("Bank", "banking_world"), "scenarios.banking"),
+    **dict.fromkeys(("TodoApp", "todo_world"), "scenarios.todo"),
     "family": "scenarios.registry",
     "TaskQuery": "scenarios.family",
     "WorldFamily": "scenarios.family",
@@ -57,10 +61,11 @@ _EXPORTS = MappingProxyType({
 })
 
 __all__ = [
-    "App", "Call", "CallRecord", "ChatMessage", "Episode", "Lifecycle", "NoisyAgent", "OracleAgent", "StateModel",
-    "TaskQuery", "ToolError", "Turn", "World", "WorldFamily", "acebench_world", "apibank_world", "arun_episode",
-    "banking_world", "compare_states", "family", "parse_message", "render_calls", "run_episode", "todo_world",
-    "tool",
+    "App", "Bank", "BaseApi", "Call", "CallRecord", "ChatMessage", "Episode", "FoodPlatform", "Lifecycle",
+    "MessageApi", "NoisyAgent", "OracleAgent", "ReminderApi", "StateModel", "TaskQuery", "TodoApp", "ToolError",
+    "Travel", "Turn", "World", "WorldFamily", "acebench_world", "apibank_world", "arun_episode", "banking_world",
+    "compare_states", "export", "family", "output_schema", "parse_message", "render_calls", "run_episode",
+    "todo_world", "tool",
 ]
 
 

@@ -151,7 +151,7 @@ def native_turn(turn: Turn, step: int) -> Turn:
 TOOL_FORMATS = ("openai", "anthropic", "acebench")
 
 
-def tools_for(agent: Any, functions: Sequence[Mapping[str, Any]],
+def tools_for(agent: Agent | AsyncAgent, functions: Sequence[Mapping[str, Any]],
               openai: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """A task's tools in the format the agent asks for with its `tool_format` attribute: "openai"
     (the default: `{"type": "function", "function": ...}` with JSON Schema parameters),

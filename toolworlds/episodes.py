@@ -26,7 +26,7 @@ from sandbox.parsing import Call, render_calls
 from sandbox.world import World
 from scenarios.family import task_hook
 
-from .agents import ChatMessage, Turn, opening_message, tools_for
+from .agents import Agent, AsyncAgent, ChatMessage, Turn, opening_message, tools_for
 from .users import END, ScriptedUser, UserSimulator
 
 
@@ -226,7 +226,7 @@ def _multi_turn(task: EpisodeTask) -> bool:
     return task.category == "multi_turn" or task_hook(task, "multi_turn", False) is True
 
 
-def _record_prompts(episode: Episode, agent: Any, user: Any) -> None:
+def _record_prompts(episode: Episode, agent: Agent | AsyncAgent, user: Any) -> None:
     """The system prompts of the agent and the user simulator, for the transcript, when they have one."""
     for who, party in (("agent", agent), ("user", user)):
         prompt = getattr(party, "prompt", None) or getattr(party, "system_prompt", None)
@@ -255,7 +255,7 @@ def start_episode(task: EpisodeTask, *, world: World | None = None, user: Any = 
     return _start(task, world, user, max_steps, max_turns)
 
 
-def run_episode(task: EpisodeTask, agent: Any, *, user: UserSimulator | None = None, world: World | None = None,
+def run_episode(task: EpisodeTask, agent: Agent, *, user: UserSimulator | None = None, world: World | None = None,
                 max_steps: int = 30, max_turns: int = 10,
                 openai: list[dict[str, Any]] | None = None) -> tuple[World, Episode]:
     """Run a task with a sync agent; multi-turn tasks use `user` (default: a scripted user). `openai` is
@@ -274,7 +274,7 @@ def run_episode(task: EpisodeTask, agent: Any, *, user: UserSimulator | None = N
     return world, episode
 
 
-def _prepare(task: EpisodeTask, episode: Episode, agent: Any, user: Any, request: _Request | None,
+def _prepare(task: EpisodeTask, episode: Episode, agent: Agent | AsyncAgent, user: Any, request: _Request | None,
              openai: list[dict[str, Any]] | None = None) -> tuple[list[dict[str, Any]], _Request | None]:
     """Record the parties' prompts; the tools in the agent's format (an agent asking for a format
     there is none of fails the episode before it starts)."""
@@ -307,8 +307,8 @@ def _advance(steps: Generator[_Request, Any, None], answer: Any, episode: Episod
         return None
 
 
-async def arun_episode(task: EpisodeTask, agent: Any, *, user: Any | None = None, world: World | None = None,
-                       max_steps: int = 30, max_turns: int = 10) -> tuple[World, Episode]:
+async def arun_episode(task: EpisodeTask, agent: Agent | AsyncAgent, *, user: Any | None = None,
+                       world: World | None = None, max_steps: int = 30, max_turns: int = 10) -> tuple[World, Episode]:
     """Like `run_episode`, for agents (and users) whose methods are coroutines."""
     world, episode, user, steps, request = _start(task, world, user, max_steps, max_turns)
     tools, request = _prepare(task, episode, agent, user, request)

@@ -35,7 +35,7 @@ from typing import Any
 
 from sandbox.bounds import printable_text
 from sandbox.replies import spoken
-from scenarios.family import task_hook
+from scenarios.family import Task, task_hook
 
 from .agents import ChatMessage, ToolCall, Turn
 from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_REPLY_BYTES, MAX_RETRY_WAIT, MAX_TIMEOUT
@@ -500,7 +500,7 @@ class LLMAgent:
             raise ValueError(f"unknown protocol {self.protocol!r}; use one of {', '.join(PROTOCOLS)}")
 
     @classmethod
-    def for_task(cls, client: ChatClient, task: Any, protocol: str | None = None) -> LLMAgent:
+    def for_task(cls, client: ChatClient, task: Task, protocol: str | None = None) -> LLMAgent:
         """The agent for one task: the task's own system prompt and protocol when it has them
         (`protocol` given here wins); the bracket protocol without a prompt of the task's own
         gets a generic one listing the tools. A task's `calls_in(reply)` says which part of a
@@ -552,13 +552,13 @@ BRACKET_PROMPT = ("You are an assistant that completes the user's request by cal
                   "When the request is complete, reply with a short answer and no call.\nThe tools:\n{tools}")
 
 
-def task_protocol(task: Any) -> str:
+def task_protocol(task: Task) -> str:
     """The protocol a task asks for (its optional `protocol` attribute), "native" when it names none."""
     protocol = task_hook(task, "protocol")
     return protocol if protocol in PROTOCOLS else "native"
 
 
-def agent_prompt(task: Any, protocol: str) -> str:
+def agent_prompt(task: Task, protocol: str) -> str:
     """The system prompt a model gets for `task` in `protocol`: the task's own when it has one, else the
     generic one (in the bracket protocol, listing the task's tools, since none go to the API)."""
     prompt = task_hook(task, "system_prompt")

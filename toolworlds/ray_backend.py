@@ -54,6 +54,7 @@ from typing import Any
 
 from sandbox.bounds import exception_line
 from sandbox.world import World
+from scenarios.family import Task
 
 from .llm import SdkClients
 from .runner import AgentSpec, BackendError, Outcome, Pending, failed_outcome, run_one
@@ -98,7 +99,7 @@ class EpisodeWorker:
     def pid(self) -> int:
         return os.getpid()
 
-    def _prebuilt(self, task_set: str, task: Any) -> World:
+    def _prebuilt(self, task_set: str, task: Task) -> World:
         key = (task_set, task.id)
         world = self._worlds.get(key)
         if world is None:

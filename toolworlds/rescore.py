@@ -26,7 +26,7 @@ from evaluators.task_score import episode_scorer
 from evaluators.versions import CHECKERS, Checker
 from sandbox.bounds import exception_line
 from sandbox.comparison import Mode
-from scenarios.family import TaskQuery, task_hook
+from scenarios.family import Task, TaskQuery, task_hook
 from scenarios.registry import family
 from scenarios.taskhash import task_hash
 
@@ -109,6 +109,7 @@ def rescore_run(store: RunStore, run_id: str, new_run_id: str, *, checker: Check
         if _unscored(episode) or not messages:
             done.copied.append(name)
         else:
+            assert task is not None  # a missing task was left out above unless unscored, and those are copied
             try:
                 columns, replayed = _score_again(episode, task, messages, checker)
             except Exception as exc:  # one episode's replay or scorer failing never stops the rescore
@@ -140,7 +141,7 @@ def _unscored(episode: EpisodeRow) -> bool:
     return episode.stop_reason == "run failed"
 
 
-def _score_again(episode: EpisodeRow, task: Any, messages: Sequence[MessageRow], checker: Checker
+def _score_again(episode: EpisodeRow, task: Task, messages: Sequence[MessageRow], checker: Checker
                  ) -> tuple[dict[str, Any], list[tuple[str | None, str | None]]]:
     """The score columns of the episode replayed from its transcript, and the replay's (tool, error type)s."""
     single_reply = bool(task_hook(task, "single_reply", False))

@@ -20,9 +20,10 @@ from typing import Any
 
 from sandbox.bounds import exception_line
 from sandbox.chat import field_of, openai_uses
+from sandbox.schemas import openai_tools
 from scenarios.family import Task, task_hook
 
-from .agents import ChatMessage, ToolCall, Turn, tools_for
+from .agents import ChatMessage, ToolCall, Turn
 from .episode_score import episode_score
 from .episodes import start_episode
 from .llm import AGENT_PROMPT, bracket_prompt, task_protocol
@@ -75,7 +76,7 @@ class EpisodeSession:
     @property
     def tools(self) -> list[dict[str, Any]]:
         """The task's tools as OpenAI function schemas: exactly what a run offers the model."""
-        return json.loads(json.dumps(tools_for(None, self.task.functions)))
+        return json.loads(json.dumps(openai_tools(self.task.functions)))
 
     def opening(self) -> list[dict[str, Any]]:
         """The system prompt and the conversation before the model's first message."""

@@ -20,7 +20,7 @@ from sandbox.chat import uses_json
 from sandbox.errors import ParseError
 from sandbox.parsing import Call, decode_arguments, render_calls
 from sandbox.world import World
-from scenarios.family import task_hook
+from scenarios.family import Task, task_hook
 
 from .agents import ToolCall
 from .store import MessageRow
@@ -79,7 +79,7 @@ def _native_calls(message: MessageRow) -> list[ToolCall]:
     return [ToolCall(item.get("id"), item.get("name"), item.get("arguments")) for item in items]
 
 
-def replay(task: Any, messages: Sequence[MessageRow], *, single_reply: bool | None = None) -> tuple[World,
+def replay(task: Task, messages: Sequence[MessageRow], *, single_reply: bool | None = None) -> tuple[World,
                                                                                                      list[CallRecord]]:
     """A fresh world of `task` given every input the transcript's agent gave its world; the world
     and the records. A single-reply episode ran nothing, so neither does its replay."""

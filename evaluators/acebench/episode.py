@@ -13,13 +13,12 @@ end state and process, as every world family is (`evaluators.task_score.score_ta
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from sandbox import World
 from sandbox.comparison import Mode as StateMode
 from sandbox.diffing import diff_states
 from scenarios.acebench.items import item_reply
-from scenarios.family import task_hook
+from scenarios.family import Task, task_hook
 
 from ..task_score import TaskScore, score_task
 from ..versions import Checker
@@ -27,7 +26,7 @@ from .items import check_item
 from .verdicts import Verdict
 
 
-def score_episode(task: Any, world: World, process: Sequence[str], mode: StateMode, *,
+def score_episode(task: Task, world: World, process: Sequence[str], mode: StateMode, *,
                   checker: Checker = "compat") -> TaskScore:
     """The family's per-episode score (found by `evaluators.task_score.episode_scorer`)."""
     if not task_hook(task, "single_reply", False):

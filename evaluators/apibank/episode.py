@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from sandbox import World
 from sandbox.comparison import Mode, compare_states
@@ -22,6 +21,7 @@ from sandbox.diffing import diff_states
 from scenarios.apibank.replay import envelope
 from scenarios.apibank.samples import ApiBankSample
 from scenarios.apibank.scenes import Level3Task
+from scenarios.family import Task
 
 from ..task_score import TaskScore, score_task
 from ..versions import Checker
@@ -29,7 +29,7 @@ from .level3 import gold_calls_made
 from .scorer import judge_call, rouge_l
 
 
-def score_episode(task: Any, world: World, process: Sequence[str], mode: Mode, *,
+def score_episode(task: Task, world: World, process: Sequence[str], mode: Mode, *,
                   checker: Checker = "compat") -> TaskScore:
     """The family's per-episode score (found by `evaluators.task_score.episode_scorer`). In `strict`, a
     call is judged by `strict.strict_input` instead of the reference's per-API checks."""

@@ -12,6 +12,9 @@
 - `outcome(world, record)`: whether a call was invalid, refused, crashed or succeeded;
   `survey(factory)`: those outcomes over many drawn call sequences.
 
+The fuzzer lives here too (`sandbox.testing.fuzzing`, run by `scripts/fuzz.py`): seeded valid,
+boundary and hostile calls and messages for any world, each checked against the engine's promises.
+
 Needs hypothesis (the `testing` extra); `import sandbox` never imports it.
 """
 

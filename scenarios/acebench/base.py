@@ -12,7 +12,10 @@ the harness keeps the copies in sync (the BaseApi config is applied to every app
 
 import re
 from collections.abc import Mapping
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
+
+# pydantic reads the reply types to export output schemas, and on Python 3.11 needs this TypedDict.
+from typing_extensions import TypedDict
 
 from sandbox import App, StateModel, tool
 
@@ -21,11 +24,29 @@ from .texts import Texts, texts_for
 S = TypeVar("S", bound=StateModel)
 
 
-def ok(message: str, **extra: Any) -> dict[str, Any]:
-    return {"status": True, "message": message, **extra}
+class Reply(TypedDict):
+    """ACEBench's reply envelope: whether the request went through, and a sentence saying what happened.
+
+    A tool listing things answers `{"status": True, <things>: [...]}` when it found some and this
+    refusal (status False) when not; the tools' return types say which.
+    """
+
+    status: bool
+    message: str
 
 
-def fail(message: str) -> dict[str, Any]:
+class ErrorReply(TypedDict):
+    """The Travel app's refusal: `status` is the word "error"."""
+
+    status: Literal["error"]
+    message: str
+
+
+def ok(message: str) -> Reply:
+    return {"status": True, "message": message}
+
+
+def fail(message: str) -> Reply:
     return {"status": False, "message": message}
 
 
@@ -96,13 +117,13 @@ class BaseApi(AceApp[DeviceState]):
     saved_attributes = ("wifi", "logged_in")
 
     @tool(destructive=False, idempotent=True)
-    def turn_on_wifi(self) -> dict:
+    def turn_on_wifi(self) -> Reply:
         """Turn on the phone's Wi-Fi connection."""
         self.state.wifi = True
         return ok(self.texts.wifi_on)
 
     @tool(destructive=False, idempotent=True)
-    def login_device(self) -> dict:
+    def login_device(self) -> Reply:
         """Log in to the phone."""
         self.state.logged_in = True
         return ok(self.texts.device_logged_in)

@@ -61,6 +61,7 @@ FAMILY = WorldFamily(
     replay=replay_report,
     errata=Path(__file__).with_name("errata.jsonl"),
     generator=lambda: _generator(),
+    scorers="evaluators.acebench",
 )
 
 

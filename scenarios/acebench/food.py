@@ -8,11 +8,12 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
 from sandbox import Ref, StateModel, tool
 
 from . import defaults
-from .base import AceApp, fail, ok, peek, peek_all
+from .base import AceApp, Reply, fail, ok, peek, peek_all
 
 
 class FoodUser(StateModel):
@@ -52,6 +53,16 @@ class FoodState(StateModel):
     orders: list[Order] = []
 
 
+class LoggedInUsers(TypedDict):
+    status: bool
+    logged_in_users: list[str]
+
+
+class OrderList(TypedDict):
+    status: bool
+    orders: list[Order]
+
+
 # What the tools' parameters name in the state: a platform user, a merchant, a product on its menu.
 UserName = Annotated[str, Ref("FoodPlatform", "users")]
 MerchantName = Annotated[str, Ref("FoodPlatform", "merchant_list")]
@@ -74,7 +85,7 @@ class FoodPlatform(AceApp[FoodState]):
 
     @tool(destructive=False, idempotent=True)
     def login_food_platform(self, username: UserName,
-                            password: Annotated[str, Ref("FoodPlatform", "users.{username}.password")]) -> dict:
+                            password: Annotated[str, Ref("FoodPlatform", "users.{username}.password")]) -> Reply:
         """Log a user in to the food platform (needs Wi-Fi).
 
         Args:
@@ -95,13 +106,13 @@ class FoodPlatform(AceApp[FoodState]):
         return ok(text.food_logged_in.format(username=username))
 
     @tool(mutates=False)
-    def view_logged_in_users(self) -> dict:
+    def view_logged_in_users(self) -> LoggedInUsers | Reply:
         """List the users logged in to the food platform."""
         users = list(self.state.logged_in_users)
         return {"status": True, "logged_in_users": users} if users else fail(self.texts.nobody_logged_in)
 
     @tool(mutates=False)
-    def check_balance(self, user_name: UserName) -> float | dict:
+    def check_balance(self, user_name: UserName) -> float | Reply:
         """Show a user's balance on the food platform.
 
         Args:
@@ -114,7 +125,7 @@ class FoodPlatform(AceApp[FoodState]):
 
     @tool(destructive=False)
     def add_food_delivery_order(self, username: Annotated[str, Ref("FoodPlatform", "logged_in_users")],
-                                merchant_name: MerchantName, items: list[OrderItem]) -> dict:
+                                merchant_name: MerchantName, items: list[OrderItem]) -> Reply:
         """Place a delivery order for a logged-in user; the total is paid from their balance.
 
         Args:
@@ -148,7 +159,7 @@ class FoodPlatform(AceApp[FoodState]):
         return ok(text.order_placed.format(merchant=merchant_name, total=total))
 
     @tool(mutates=False)
-    def get_products(self, merchant_name: MerchantName) -> list | dict:
+    def get_products(self, merchant_name: MerchantName) -> list[MenuItem] | Reply:
         """List a merchant's menu with prices.
 
         Args:
@@ -160,7 +171,7 @@ class FoodPlatform(AceApp[FoodState]):
         return merchant.menu
 
     @tool(mutates=False)
-    def view_orders(self, user_name: UserName) -> dict:
+    def view_orders(self, user_name: UserName) -> OrderList | Reply:
         """List a user's orders.
 
         Args:
@@ -170,7 +181,7 @@ class FoodPlatform(AceApp[FoodState]):
         return {"status": True, "orders": orders} if orders else fail(self.texts.no_orders)
 
     @tool(mutates=False)
-    def search_orders(self, keyword: str) -> dict:
+    def search_orders(self, keyword: str) -> OrderList | Reply:
         """Find orders whose merchant or products contain a keyword (case-insensitive).
 
         Args:

@@ -8,10 +8,12 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Annotated, Any
 
+from typing_extensions import TypedDict
+
 from sandbox import Ref, StateModel, tool
 
 from . import defaults
-from .base import AceApp, fail, ok, peek
+from .base import AceApp, Reply, fail, ok, peek
 
 
 class Contact(StateModel):
@@ -37,6 +39,34 @@ class MessageState(StateModel):
     inbox: dict[int, Message] = {}
 
 
+class MessageBetween(TypedDict):
+    id: int
+    sender: str
+    receiver: str
+    message: str
+
+
+class MessageFound(TypedDict):
+    id: int
+    sender_id: str
+    receiver_id: str
+    message: str
+
+
+class MessagesBetween(TypedDict):
+    status: bool
+    messages: list[MessageBetween]
+
+
+class MessagesFound(TypedDict):
+    status: bool
+    messages: list[MessageFound]
+
+
+class MessageIdReply(Reply):
+    message_id: int
+
+
 # A contact's name, and a message's id: what the tools' parameters name in the state.
 ContactName = Annotated[str, Ref("MessageApi", "user_list")]
 MessageId = Annotated[int, Ref("MessageApi", "inbox")]
@@ -56,7 +86,7 @@ class MessageApi(AceApp[MessageState]):
         return None if contact is None else contact.user_id
 
     @tool(destructive=False)
-    def send_message(self, sender_name: ContactName, receiver_name: ContactName, message: str) -> dict:
+    def send_message(self, sender_name: ContactName, receiver_name: ContactName, message: str) -> Reply:
         """Send a text message from one contact to another.
 
         Args:
@@ -80,7 +110,7 @@ class MessageApi(AceApp[MessageState]):
         return ok(text.message_sent.format(receiver=receiver_name))
 
     @tool(idempotent=True)
-    def delete_message(self, message_id: MessageId) -> dict:
+    def delete_message(self, message_id: MessageId) -> Reply:
         """Delete a message by its id.
 
         Args:
@@ -95,7 +125,9 @@ class MessageApi(AceApp[MessageState]):
         return ok(self.texts.message_deleted.format(id=message_id))
 
     @tool(mutates=False)
-    def view_messages_between_users(self, sender_name: ContactName, receiver_name: ContactName) -> dict:
+    def view_messages_between_users(
+        self, sender_name: ContactName, receiver_name: ContactName
+    ) -> MessagesBetween | Reply:
         """List the messages one contact sent to another (one direction only).
 
         Args:
@@ -110,7 +142,7 @@ class MessageApi(AceApp[MessageState]):
             return fail(text.sender_unknown)
         if receiver is None:
             return fail(text.receiver_unknown)
-        found = [
+        found: list[MessageBetween] = [
             {"id": key, "sender": sender_name, "receiver": receiver_name, "message": msg.message}
             for key, msg in self.state.inbox.items()
             if msg.sender_id == sender and msg.receiver_id == receiver
@@ -118,7 +150,7 @@ class MessageApi(AceApp[MessageState]):
         return {"status": True, "messages": found} if found else fail(text.no_related_messages)
 
     @tool(mutates=False)
-    def search_messages(self, user_name: ContactName, keyword: str) -> dict:
+    def search_messages(self, user_name: ContactName, keyword: str) -> MessagesFound | Reply:
         """Find a contact's sent or received messages containing a keyword (case-insensitive).
 
         Args:
@@ -129,7 +161,7 @@ class MessageApi(AceApp[MessageState]):
         if user is None:
             return fail(self.texts.user_unknown)
         needle = keyword.lower()
-        found = [
+        found: list[MessageFound] = [
             {"id": key, "sender_id": msg.sender_id, "receiver_id": msg.receiver_id, "message": msg.message}
             for key, msg in self.state.inbox.items()
             if user in (msg.sender_id, msg.receiver_id) and needle in msg.message.lower()
@@ -137,30 +169,31 @@ class MessageApi(AceApp[MessageState]):
         return {"status": True, "messages": found} if found else fail(self.texts.no_keyword_messages)
 
     @tool(mutates=False)
-    def get_all_message_times_with_ids(self) -> dict:
+    def get_all_message_times_with_ids(self) -> dict[int, str | None] | Reply:
         """Map every message id to the date it was sent (null for messages sent in this session)."""
         if not self.device().logged_in:
             return fail(self.texts.times_logged_out)
         return {key: msg.time for key, msg in self.state.inbox.items()}
 
     @tool(mutates=False)
-    def get_latest_message_id(self) -> dict:
+    def get_latest_message_id(self) -> MessageIdReply | Reply:
         """Find the id of the most recently sent message."""
         return self._extreme_reply(latest=True)
 
     @tool(mutates=False)
-    def get_earliest_message_id(self) -> dict:
+    def get_earliest_message_id(self) -> MessageIdReply | Reply:
         """Find the id of the earliest sent message."""
         return self._extreme_reply(latest=False)
 
-    def _extreme_reply(self, *, latest: bool) -> dict:
+    def _extreme_reply(self, *, latest: bool) -> MessageIdReply | Reply:
         text = self.texts
         if not self.device().logged_in:
             return fail(text.latest_logged_out if latest else text.earliest_logged_out)
         found = self._extreme(latest=latest)
         if found is None:
             return fail(text.no_messages)
-        return ok((text.latest_id if latest else text.earliest_id).format(id=found), message_id=found)
+        return {"status": True, "message": (text.latest_id if latest else text.earliest_id).format(id=found),
+                "message_id": found}
 
     def _extreme(self, *, latest: bool) -> int | None:
         """The latest or earliest message id; ties go to the first in inbox order.

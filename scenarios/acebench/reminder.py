@@ -7,10 +7,12 @@
 from collections.abc import Mapping
 from typing import Annotated, Any
 
+from typing_extensions import TypedDict
+
 from sandbox import Ref, StateModel, tool
 
 from . import defaults
-from .base import AceApp, fail, ok
+from .base import AceApp, Reply, fail, ok
 
 
 class Reminder(StateModel):
@@ -27,6 +29,31 @@ class ReminderState(StateModel):
     reminder_id_counter: int = 3
 
 
+class ReminderShown(TypedDict):
+    status: bool
+    reminder: Reminder
+
+
+class ReminderFound(TypedDict):
+    title: str
+    description: str
+    time: str
+
+
+class ReminderListed(ReminderFound):
+    notified: bool
+
+
+class RemindersListed(TypedDict):
+    status: bool
+    reminders: list[ReminderListed]
+
+
+class RemindersFound(TypedDict):
+    status: bool
+    reminders: list[ReminderFound]
+
+
 ReminderKey = Annotated[int, Ref("ReminderApi", "reminder_list")]
 
 
@@ -40,7 +67,9 @@ class ReminderApi(AceApp[ReminderState]):
         return defaults.reminder_state(lang)
 
     @tool(mutates=False)
-    def view_reminder_by_title(self, title: Annotated[str, Ref("ReminderApi", "reminder_list", "title")]) -> dict:
+    def view_reminder_by_title(
+        self, title: Annotated[str, Ref("ReminderApi", "reminder_list", "title")]
+    ) -> ReminderShown | Reply:
         """Show the first reminder whose title matches exactly.
 
         Args:
@@ -54,7 +83,7 @@ class ReminderApi(AceApp[ReminderState]):
         return fail(self.texts.reminder_title_unknown.format(title=title))
 
     @tool(destructive=False)
-    def add_reminder(self, title: str, description: str, time: str) -> dict:
+    def add_reminder(self, title: str, description: str, time: str) -> Reply:
         """Add a reminder.
 
         Args:
@@ -73,7 +102,7 @@ class ReminderApi(AceApp[ReminderState]):
         return ok(self.texts.reminder_added.format(title=title))
 
     @tool(idempotent=True)
-    def delete_reminder(self, reminder_id: ReminderKey) -> dict:
+    def delete_reminder(self, reminder_id: ReminderKey) -> Reply:
         """Delete a reminder by its key in the reminder list.
 
         Args:
@@ -88,16 +117,16 @@ class ReminderApi(AceApp[ReminderState]):
         return ok(self.texts.reminder_deleted.format(id=reminder_id))
 
     @tool(mutates=False)
-    def view_all_reminders(self) -> dict:
+    def view_all_reminders(self) -> RemindersListed | Reply:
         """List every reminder."""
-        reminders = [
+        reminders: list[ReminderListed] = [
             {"title": r.title, "description": r.description, "time": r.time, "notified": r.notified}
             for r in self.state.reminder_list.values()
         ]
         return {"status": True, "reminders": reminders} if reminders else fail(self.texts.no_reminders)
 
     @tool(destructive=False, idempotent=True)
-    def mark_as_notified(self, reminder_id: ReminderKey) -> dict:
+    def mark_as_notified(self, reminder_id: ReminderKey) -> Reply:
         """Mark a reminder as notified.
 
         Args:
@@ -110,14 +139,14 @@ class ReminderApi(AceApp[ReminderState]):
         return ok(self.texts.reminder_notified.format(id=reminder_id))
 
     @tool(mutates=False)
-    def search_reminders(self, keyword: str) -> dict:
+    def search_reminders(self, keyword: str) -> RemindersFound | Reply:
         """Find reminders whose title or description contains a keyword (case-insensitive).
 
         Args:
             keyword: Text to look for.
         """
         needle = keyword.lower()
-        found = [
+        found: list[ReminderFound] = [
             {"title": r.title, "description": r.description, "time": r.time}
             for r in self.state.reminder_list.values()
             if needle in r.title.lower() or needle in r.description.lower()

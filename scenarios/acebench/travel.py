@@ -12,14 +12,15 @@ correctly instead; docs/compatibility.md lists each case.
 
 import datetime as dt
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired, cast
 
 from pydantic import BeforeValidator, Field
+from typing_extensions import TypedDict
 
 from sandbox import Lifecycle, Ref, StateModel, ToolError, tool
 
 from . import defaults
-from .base import AceApp
+from .base import AceApp, ErrorReply
 
 BAG_FEE = 50
 
@@ -81,6 +82,35 @@ class TravelState(StateModel):
     # paid; the reference refunded the current flight's price, which a free flight change
     # could raise, creating money.
     fares_paid: dict[str, int] = {}
+
+
+class UserDetails(TypedDict):
+    """A user as stored, without the password."""
+
+    user_name: str
+    cash_balance: float
+    bank_balance: float
+    membership_level: str
+
+
+class ReservationDetails(TypedDict):
+    """A reservation as stored, with its flight (None when the flight is gone) and lifecycle status."""
+
+    reservation_id: str
+    user_id: str
+    flight_no: str
+    payment_method: str
+    cabin: str
+    baggage: int
+    origin: NotRequired[str]
+    destination: NotRequired[str]
+    flight_info: Flight | None
+    status: Status
+
+
+class Connection(TypedDict):
+    first_leg: Flight
+    second_leg: Flight
 
 
 # What the tools' parameters name in the state. Cabin names and payment methods are the
@@ -164,7 +194,9 @@ class Travel(AceApp[TravelState]):
     # -- tools -----------------------------------------------------------------------------
 
     @tool(mutates=False)
-    def get_flight_details(self, origin: Origin | None = None, destination: Destination | None = None) -> list | str:
+    def get_flight_details(
+        self, origin: Origin | None = None, destination: Destination | None = None
+    ) -> list[Flight] | str:
         """List direct flights, optionally only those from an origin and/or to a destination.
 
         Args:
@@ -178,7 +210,7 @@ class Travel(AceApp[TravelState]):
         return found if found else self.texts.no_direct_flights
 
     @tool(mutates=False)
-    def get_user_details(self, user_id: UserId, password: Password) -> dict:
+    def get_user_details(self, user_id: UserId, password: Password) -> UserDetails | ErrorReply:
         """Show a user's name, balances and membership level.
 
         Args:
@@ -188,14 +220,14 @@ class Travel(AceApp[TravelState]):
         user = self.state.users.get(user_id)
         if user is None or user.password != password:
             return {"status": "error", "message": self.texts.bad_credentials}
-        return user.model_dump(exclude={"password"})
+        return cast(UserDetails, user.model_dump(exclude={"password"}))
 
     @tool(mutates=False)
     def get_reservation_details(
         self,
         reservation_id: Annotated[str, Ref("Travel", "reservations", "reservation_id")] | None = None,
         user_id: UserId | None = None,
-    ) -> list | dict:
+    ) -> list[ReservationDetails] | ErrorReply:
         """Show reservations by reservation id, or all of a user's reservations.
 
         Args:
@@ -210,15 +242,15 @@ class Travel(AceApp[TravelState]):
             return {"status": "error", "message": self.texts.need_reservation_or_user}
         statuses = self.state.reservation_status
         return [
-            {**r.model_dump(), "flight_info": self._flight(r.flight_no),
-             "status": statuses.get(r.reservation_id, "booked")}
+            cast(ReservationDetails, {**r.model_dump(), "flight_info": self._flight(r.flight_no),
+                                      "status": statuses.get(r.reservation_id, "booked")})
             for r in chosen
         ]
 
     @tool(mutates=False)
     def find_transfer_flights(
         self, origin_city: Origin, transfer_city: Destination, destination_city: Destination
-    ) -> list | str:
+    ) -> list[Connection] | str:
         """Find two-leg connections through a transfer city (the second leg leaves after the first lands).
 
         Args:
@@ -229,7 +261,7 @@ class Travel(AceApp[TravelState]):
         flights = [f for f in self.state.flights if f.status == "available"]
         first_legs = [f for f in flights if f.origin == origin_city and f.destination == transfer_city]
         second_legs = [f for f in flights if f.origin == transfer_city and f.destination == destination_city]
-        pairs = [
+        pairs: list[Connection] = [
             {"first_leg": first, "second_leg": second}
             for first in first_legs
             for second in second_legs

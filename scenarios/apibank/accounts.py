@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import string
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
+
+from typing_extensions import TypedDict
 
 from sandbox import App, Ref, StateModel
 
 from .base import ApiError, api
 from .references import Token, Username
+
+
+# What the account APIs answer (API-Bank's outputs; a refusal is an `ApiError`, its exception).
+class TokenReply(TypedDict):
+    token: str
+
+
+class UsernameReply(TypedDict):
+    username: str
+
+
+class Success(TypedDict):
+    status: Literal["success"]
 
 
 class RecordedDraws(StateModel):
@@ -66,7 +81,7 @@ class Accounts(RandomSource[AccountsState]):
 
     @api("GetUserToken", mutates=False)
     def get_user_token(self, username: Username,
-                       password: Annotated[str, Ref("Accounts", "accounts.{username}.password")]) -> dict:
+                       password: Annotated[str, Ref("Accounts", "accounts.{username}.password")]) -> TokenReply:
         record = self.state.accounts.get(username)
         if record is None:
             raise ApiError("The username does not exist.")
@@ -75,11 +90,11 @@ class Accounts(RandomSource[AccountsState]):
         return {"token": record["token"]}
 
     @api("CheckToken", mutates=False, omit_name=True)
-    def check_token(self, token: Token) -> dict:
+    def check_token(self, token: Token) -> UsernameReply:
         return {"username": self.username_for(token)}
 
     @api("RegisterUser", omit_name=True, destructive=False)
-    def register_user(self, username: str, password: str, email: str) -> dict:
+    def register_user(self, username: str, password: str, email: str) -> TokenReply:
         if username in self.state.accounts:
             raise ApiError("The username already exists.")
         token = self.take()
@@ -90,7 +105,7 @@ class Accounts(RandomSource[AccountsState]):
         return {"token": token}
 
     @api("DeleteAccount", omit_name=True, idempotent=True)
-    def delete_account(self, token: Token) -> dict:
+    def delete_account(self, token: Token) -> Success:
         username = self.username_for(token)
         del self.state.accounts[username]
         return {"status": "success"}
@@ -100,7 +115,7 @@ class Accounts(RandomSource[AccountsState]):
         self, token: Token,
         old_password: Annotated[str, Ref("Accounts", "accounts", "password", where={"token": "{token}"})],
         new_password: str,
-    ) -> dict:
+    ) -> Success:
         username = self.username_for(token)
         record = self.state.accounts[username]
         if record.get("password") != old_password:

@@ -20,6 +20,19 @@ from scenarios.acebench.base import AceApp
 from . import rules
 from .defaults import default_bank_state
 from .models import Account, Amount, BankState, Installment, Loan, Transaction, TransactionKind
+from .results import (
+    AccountList,
+    AccountSummary,
+    Balance,
+    BalanceAfter,
+    BankReply,
+    LoanDecision,
+    LoanDetails,
+    OpenedAccount,
+    Statement,
+    StatementReply,
+    TransactionList,
+)
 from .texts import BankTexts, bank_texts
 
 account_lifecycle = Lifecycle(
@@ -139,7 +152,7 @@ class Bank(AceApp[BankState]):
 
     @tool(destructive=False, idempotent=True)
     def login_bank(self, customer_id: CustomerId,
-                   password: Annotated[str, Ref("Bank", "customers.{customer_id}.password")]) -> dict:
+                   password: Annotated[str, Ref("Bank", "customers.{customer_id}.password")]) -> BankReply:
         """Log a customer in to online banking (needs Wi-Fi and a logged-in device).
 
         Three wrong passwords in a row lock the customer out.
@@ -170,7 +183,7 @@ class Bank(AceApp[BankState]):
         return {"status": True, "message": text.logged_in.format(customer_id=customer_id)}
 
     @tool(destructive=False, idempotent=True)
-    def logout_bank(self, customer_id: SessionId) -> dict:
+    def logout_bank(self, customer_id: SessionId) -> BankReply:
         """Log a customer out of online banking.
 
         Args:
@@ -183,21 +196,21 @@ class Bank(AceApp[BankState]):
     # -- accounts ----------------------------------------------------------------------------
 
     @tool(mutates=False)
-    def list_accounts(self, customer_id: SessionId) -> dict:
+    def list_accounts(self, customer_id: SessionId) -> AccountList:
         """List a customer's accounts with balances and status.
 
         Args:
             customer_id: The customer's id.
         """
         state = self._session(customer_id)
-        accounts = [
+        accounts: list[AccountSummary] = [
             {"account_id": a.account_id, "kind": a.kind, "balance": a.balance, "status": a.status}
             for a in state.accounts.values() if a.customer_id == customer_id
         ]
         return {"status": True, "accounts": accounts}
 
     @tool(mutates=False)
-    def get_balance(self, customer_id: SessionId, account_id: OwnAccountId) -> dict:
+    def get_balance(self, customer_id: SessionId, account_id: OwnAccountId) -> Balance:
         """Show one account's balance.
 
         Args:
@@ -209,7 +222,7 @@ class Bank(AceApp[BankState]):
         return {"status": True, "account_id": account_id, "balance": account.balance, "state": account.status}
 
     @tool(destructive=False)
-    def open_account(self, customer_id: SessionId, kind: Literal["checking", "savings"] = "checking") -> dict:
+    def open_account(self, customer_id: SessionId, kind: Literal["checking", "savings"] = "checking") -> OpenedAccount:
         """Open a new, empty account for a customer.
 
         Args:
@@ -223,7 +236,7 @@ class Bank(AceApp[BankState]):
         return {"status": True, "message": self.bank_texts.account_opened.format(account_id=account_id),
                 "account_id": account_id}
 
-    def _move_account(self, customer_id: str, account_id: str, trigger: str, done: str) -> dict:
+    def _move_account(self, customer_id: str, account_id: str, trigger: str, done: str) -> BankReply:
         self._session(customer_id)
         account = self._own(customer_id, account_id, usable=False)
         text = self.bank_texts
@@ -235,7 +248,7 @@ class Bank(AceApp[BankState]):
         return {"status": True, "message": done.format(account_id=account_id)}
 
     @tool(destructive=False, idempotent=True)
-    def freeze_account(self, customer_id: SessionId, account_id: OwnAccountId) -> dict:
+    def freeze_account(self, customer_id: SessionId, account_id: OwnAccountId) -> BankReply:
         """Freeze an account so no money moves in or out until it is unfrozen.
 
         Args:
@@ -245,7 +258,7 @@ class Bank(AceApp[BankState]):
         return self._move_account(customer_id, account_id, "freeze", self.bank_texts.froze)
 
     @tool(destructive=False, idempotent=True)
-    def unfreeze_account(self, customer_id: SessionId, account_id: OwnAccountId) -> dict:
+    def unfreeze_account(self, customer_id: SessionId, account_id: OwnAccountId) -> BankReply:
         """Unfreeze a frozen account.
 
         Args:
@@ -255,7 +268,7 @@ class Bank(AceApp[BankState]):
         return self._move_account(customer_id, account_id, "unfreeze", self.bank_texts.unfroze)
 
     @tool(idempotent=True)
-    def close_account(self, customer_id: SessionId, account_id: OwnAccountId) -> dict:
+    def close_account(self, customer_id: SessionId, account_id: OwnAccountId) -> BankReply:
         """Close an open account; its balance must be zero.
 
         Args:
@@ -267,7 +280,7 @@ class Bank(AceApp[BankState]):
     # -- money -------------------------------------------------------------------------------
 
     @tool(destructive=False)
-    def deposit(self, customer_id: SessionId, account_id: OwnAccountId, amount: Amount) -> dict:
+    def deposit(self, customer_id: SessionId, account_id: OwnAccountId, amount: Amount) -> BalanceAfter:
         """Deposit cash into an account.
 
         Args:
@@ -282,7 +295,7 @@ class Bank(AceApp[BankState]):
                 "balance": account.balance}
 
     @tool
-    def withdraw(self, customer_id: SessionId, account_id: OwnAccountId, amount: Amount) -> dict:
+    def withdraw(self, customer_id: SessionId, account_id: OwnAccountId, amount: Amount) -> BalanceAfter:
         """Withdraw cash from an account.
 
         Args:
@@ -318,7 +331,7 @@ class Bank(AceApp[BankState]):
         to_account_id: AccountId,
         amount: Amount,
         memo: Annotated[str, Field(max_length=200)] = "",
-    ) -> dict:
+    ) -> BalanceAfter:
         """Transfer money to one of the customer's own accounts or to another customer's account.
 
         Transfers to other customers count against a daily limit of 50,000.00.
@@ -361,7 +374,7 @@ class Bank(AceApp[BankState]):
         kind: Literal["deposit", "withdrawal", "transfer_in", "transfer_out", "loan_disbursement",
                       "loan_repayment", "fee"] | None = None,
         counterparty: Annotated[str, Ref("Bank", "accounts")] | None = None,
-    ) -> dict:
+    ) -> TransactionList:
         """List an account's transactions, optionally filtered.
 
         Args:
@@ -385,7 +398,7 @@ class Bank(AceApp[BankState]):
         return {"status": True, "transactions": found}
 
     @tool(mutates=False)
-    def monthly_statement(self, customer_id: SessionId, account_id: OwnAccountId, month: Month) -> dict:
+    def monthly_statement(self, customer_id: SessionId, account_id: OwnAccountId, month: Month) -> StatementReply:
         """A month's statement: opening and closing balance, money in and out, interest and fees.
 
         Args:
@@ -433,7 +446,7 @@ class Bank(AceApp[BankState]):
         account_id: OwnAccountId,
         amount: Amount,
         term_months: Annotated[int, Field(ge=rules.MIN_TERM, le=rules.MAX_TERM)],
-    ) -> dict:
+    ) -> LoanDecision:
         """Apply for a loan; the bank decides at once and pays an approved loan into the account.
 
         Args:
@@ -471,7 +484,7 @@ class Bank(AceApp[BankState]):
                                                      payment=first.principal + first.interest, due=first.due_date)}
 
     @tool(destructive=False)
-    def get_loan(self, customer_id: SessionId, loan_id: OwnLoanId) -> dict:
+    def get_loan(self, customer_id: SessionId, loan_id: OwnLoanId) -> LoanDetails:
         """Show a loan with its repayment schedule, brought up to date (overdue installments, late fees).
 
         Args:
@@ -484,7 +497,7 @@ class Bank(AceApp[BankState]):
 
     @tool
     def repay_loan(self, customer_id: SessionId, loan_id: OwnLoanId, account_id: OwnAccountId,
-                   amount: Amount) -> dict:
+                   amount: Amount) -> BankReply:
         """Pay towards a loan from an account: overdue installments first, each fee then interest then principal.
 
         Args:
@@ -513,7 +526,7 @@ class Bank(AceApp[BankState]):
         return {"status": True, "message": text.repaid.format(amount=amount, loan_id=loan_id, remaining=_owed(loan))}
 
     @tool(idempotent=True)
-    def pay_off_loan(self, customer_id: SessionId, loan_id: OwnLoanId, account_id: OwnAccountId) -> dict:
+    def pay_off_loan(self, customer_id: SessionId, loan_id: OwnLoanId, account_id: OwnAccountId) -> BankReply:
         """Repay a loan early: fees, the current installment, and all remaining principal (later interest is waived).
 
         Args:
@@ -549,7 +562,7 @@ def _owed(loan: Loan) -> Decimal:
     return sum((i.owed for i in loan.schedule if i.status != "paid"), Decimal("0.00"))
 
 
-def statement(account: Account, transactions: list[Transaction], month: str) -> dict:
+def statement(account: Account, transactions: list[Transaction], month: str) -> Statement:
     """Opening and closing balance, money in and out, interest and fees of one account in one month.
 
     `closing_balance == opening_balance + total_in - total_out` holds by construction; the

@@ -38,6 +38,7 @@ FAMILY = WorldFamily(
     load_tasks=load,
     replay=functools.partial(replay_report, family="banking", build=banking_world, mode="exact"),
     generator=lambda: _generator(),
+    scorers="evaluators.banking",  # a generated special case is one reply, scored as ACEBench scores them
 )
 
 

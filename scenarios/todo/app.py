@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, cast
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from sandbox import App, Lifecycle, Ref, StateModel, ToolError, World, tool
 
@@ -21,6 +22,9 @@ task_lifecycle = Lifecycle(
 )
 
 
+TaskState = Literal["open", "done", "archived"]
+
+
 class Task(StateModel):
     id: int
     title: str
@@ -33,6 +37,26 @@ class Task(StateModel):
 class TodoState(StateModel):
     tasks: list[Task] = []
     next_id: int = 1
+
+
+class TaskStatus(TypedDict):
+    """A task's id and its status after the call."""
+
+    id: int
+    status: TaskState
+
+
+class TaskLine(TypedDict):
+    """One task as `list_tasks` shows it."""
+
+    id: int
+    title: str
+    status: TaskState
+    due: str | None
+
+
+class Tagged(TypedDict):
+    tagged: list[int]
 
 
 # A task's id: what the tools' `task_id` names in the state.
@@ -50,9 +74,9 @@ class TodoApp(App[TodoState]):
                 return task
         raise ToolError(f"no task with id {task_id}", code="not_found")
 
-    def _move(self, task_id: int, trigger: str) -> dict:
+    def _move(self, task_id: int, trigger: str) -> TaskStatus:
         task = self._find(task_id)
-        return {"id": task.id, "status": task_lifecycle.fire(task, trigger)}
+        return {"id": task.id, "status": cast(TaskState, task_lifecycle.fire(task, trigger))}
 
     @tool(destructive=False)
     def add_task(
@@ -60,7 +84,7 @@ class TodoApp(App[TodoState]):
         title: Annotated[str, Field(min_length=1, max_length=200)],
         tags: list[str] | None = None,
         due: str | None = None,
-    ) -> dict:
+    ) -> TaskStatus:
         """Add a task to the list.
 
         Args:
@@ -76,7 +100,7 @@ class TodoApp(App[TodoState]):
         return {"id": task.id, "status": task.status}
 
     @tool(mutates=False)
-    def list_tasks(self, status: Literal["open", "done", "archived"] | None = None) -> list[dict]:
+    def list_tasks(self, status: Literal["open", "done", "archived"] | None = None) -> list[TaskLine]:
         """List tasks, optionally only those with a given status.
 
         Args:
@@ -98,7 +122,7 @@ class TodoApp(App[TodoState]):
         return self._find(task_id)
 
     @tool(idempotent=True)
-    def complete_task(self, task_id: TaskId) -> dict:
+    def complete_task(self, task_id: TaskId) -> TaskStatus:
         """Mark an open task as done.
 
         Args:
@@ -107,7 +131,7 @@ class TodoApp(App[TodoState]):
         return self._move(task_id, "complete")
 
     @tool(idempotent=True)
-    def reopen_task(self, task_id: TaskId) -> dict:
+    def reopen_task(self, task_id: TaskId) -> TaskStatus:
         """Reopen a task that was marked done.
 
         Args:
@@ -116,7 +140,7 @@ class TodoApp(App[TodoState]):
         return self._move(task_id, "reopen")
 
     @tool(idempotent=True)
-    def archive_task(self, task_id: TaskId) -> dict:
+    def archive_task(self, task_id: TaskId) -> TaskStatus:
         """Archive a task so it no longer shows as open work.
 
         Args:
@@ -125,7 +149,7 @@ class TodoApp(App[TodoState]):
         return self._move(task_id, "archive")
 
     @tool(destructive=False, idempotent=True)
-    def tag_tasks(self, task_ids: list[TaskId], tag: Annotated[str, Field(min_length=1)]) -> dict:
+    def tag_tasks(self, task_ids: list[TaskId], tag: Annotated[str, Field(min_length=1)]) -> Tagged:
         """Add a tag to several tasks at once; nothing changes if any id is unknown.
 
         Args:

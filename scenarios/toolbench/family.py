@@ -59,4 +59,5 @@ FAMILY = WorldFamily(
     replay=replay_report,
     filters=("difficulties", "tags"),
     errata=Path(__file__).with_name("errata.jsonl"),
+    scorers="evaluators.toolbench",
 )

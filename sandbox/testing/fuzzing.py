@@ -25,10 +25,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bounds import DEFAULT_LIMITS, InputLimits
-from .calllog import CallRecord
-from .parsing import Call, render_calls
-from .world import World
+from ..bounds import DEFAULT_LIMITS, InputLimits
+from ..calllog import CallRecord
+from ..parsing import Call, render_calls
+from ..world import World
 
 # Error types that are the world refusing a well-formed request (not a malformed one).
 _MALFORMED = frozenset({"invalid_arguments", "parse_error", "unknown_tool", "internal_error"})
@@ -549,27 +549,8 @@ def _fuzz_episode(world: World, twin: World, operations: Generator, replay: Gene
         spent = (time.process_time() - cpu) * 1000
         times.append(elapsed)
         report.max_cpu_ms = max(report.max_cpu_ms, spent)
-        report.operations += 1
-        report.records += len(records)
-        if spent > _SLOW_MS:  # work, not waiting: a busy machine must not make a fast call look slow
-            report.slow += 1
-            report.note(f"#{index} {operation.kind} {records[0].tool}: {spent:.0f} ms of CPU")
-        for record in records:
-            outcome = "ok" if record.error is None else (
-                record.error.type if record.error.type in _MALFORMED else "refused")
-            report.outcomes[outcome] += 1
-            if outcome == "internal_error":
-                report.note(f"#{index} {record.tool}: {record.error.message}")  # type: ignore[union-attr]
-            if not storable(record):
-                report.unstorable += 1
-                report.note(f"#{index} {record.tool}: record cannot be stored")
-        try:
-            twin_records = again.run(twin)
-        except BaseException as exc:
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            twin_records = []
-        if [record_digest(r) for r in records] != [record_digest(r) for r in twin_records]:
+        _count(report, index, operation, records, spent)
+        if [record_digest(r) for r in records] != [record_digest(r) for r in _twin_run(again, twin)]:
             report.nondeterministic += 1
             report.note(f"#{index} {operation.kind} {records[0].tool}: the replay differs")
             twin = world.fork()  # resynchronise, so one difference is counted once
@@ -586,3 +567,31 @@ def _fuzz_episode(world: World, twin: World, operations: Generator, replay: Gene
         if progress is not None and index % 1000 == 999:
             progress(index + 1)
     return twin
+
+
+def _count(report: FuzzReport, index: int, operation: Operation, records: list[CallRecord], spent: float) -> None:
+    """One operation's records in the report: outcomes, slow work, internal errors, unstorable records."""
+    report.operations += 1
+    report.records += len(records)
+    if spent > _SLOW_MS:  # work, not waiting: a busy machine must not make a fast call look slow
+        report.slow += 1
+        report.note(f"#{index} {operation.kind} {records[0].tool}: {spent:.0f} ms of CPU")
+    for record in records:
+        outcome = "ok" if record.error is None else (
+            record.error.type if record.error.type in _MALFORMED else "refused")
+        report.outcomes[outcome] += 1
+        if outcome == "internal_error":
+            report.note(f"#{index} {record.tool}: {record.error.message}")  # type: ignore[union-attr]
+        if not storable(record):
+            report.unstorable += 1
+            report.note(f"#{index} {record.tool}: record cannot be stored")
+
+
+def _twin_run(operation: Operation, twin: World) -> list[CallRecord]:
+    """The twin's records for the same operation; none when something escaped (the digests then differ)."""
+    try:
+        return operation.run(twin)
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return []
