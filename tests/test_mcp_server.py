@@ -346,8 +346,8 @@ def test_structured_results_match_the_declared_output_schemas_of_every_bundled_w
     import random
 
     import jsonschema
-    from sandbox.fuzzing import ValuePool, harvest_pool, valid_arguments
 
+    from sandbox.testing.fuzzing import ValuePool, harvest_pool, valid_arguments
     from scenarios.fuzz_targets import TARGETS
     from toolworlds.mcp_server import output_schema, structured
 

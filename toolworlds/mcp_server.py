@@ -25,9 +25,9 @@ tool call in a session whose world is gone gets a JSON-RPC error naming why, nev
 
 from __future__ import annotations
 
+import copy
 import ipaddress
 import json
-import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -38,7 +38,6 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from pydantic import TypeAdapter
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -49,6 +48,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sandbox.calllog import CallRecord
 from sandbox.chat import result_text
+from sandbox.schemas import output_schema as result_schema_of
 from sandbox.tools import ToolSpec
 
 from .hosting import SessionEnded, WorldHost
@@ -78,32 +78,18 @@ def mcp_tool(spec: ToolSpec, result_schema: dict[str, Any] | None = None) -> typ
 
 
 def output_schema(spec: ToolSpec) -> tuple[dict[str, Any] | None, bool]:
-    """MCP's `outputSchema` for the tool, and whether it wraps the result: the JSON Schema of its declared
-    return type, which MCP wants to be an object, so any other type is the object `{"result": ...}` (and
-    `structured` wraps every value of that tool). None where the tool declares no return type, or `Any`."""
-    declared = _declared_return(spec)
+    """MCP's `outputSchema` for the tool, and whether it wraps the result: the schema of its declared result
+    type (`sandbox.schemas.output_schema`, the one owner of a tool's result shape), which MCP wants to be an
+    object, so any other type is the object `{"result": ...}` (and `structured` wraps every value of that
+    tool). None where the tool declares no shape (bare `dict`, `list`, `Any` or none)."""
+    declared = result_schema_of(spec)
     if declared is None:
         return None, False
-    schema = TypeAdapter(declared).json_schema(mode="serialization")
-    if schema.get("type") == "object":
-        return schema, False
-    definitions = schema.pop("$defs", None)
-    wrapped: dict[str, Any] = {"type": "object", "properties": {"result": schema}, "required": ["result"]}
-    if definitions:
-        wrapped["$defs"] = definitions
+    if declared.get("type") == "object":
+        return copy.deepcopy(declared), False
+    wrapped: dict[str, Any] = {"type": "object", "properties": {"result": copy.deepcopy(declared)},
+                               "required": ["result"]}
     return wrapped, True
-
-
-def _declared_return(spec: ToolSpec) -> Any:
-    """The tool's declared return type; None when it declares none, or `Any`, or one pydantic cannot describe."""
-    try:
-        declared = typing.get_type_hints(spec.function).get("return")
-        if declared is None or declared is Any:
-            return None
-        TypeAdapter(declared).json_schema(mode="serialization")
-    except Exception:  # an annotation that cannot be resolved or described: no schema, rather than a wrong one
-        return None
-    return declared
 
 
 def structured(record: CallRecord, wraps: bool) -> dict[str, Any]:
