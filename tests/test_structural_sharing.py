@@ -486,28 +486,32 @@ class ShelfApp(App[Shelf]):
     app_name = "Shelf"
 
     @tool
-    def read_then_pop(self, index: int) -> str:
-        """Read an item's title, then remove the last item.
+    def read_then_pop(self, index: int, pops: int = 1) -> str:
+        """Read an item's title, then remove the last items.
 
         Args:
             index: Which item to read first.
+            pops: How many items to remove from the end.
         """
         title = self.state.items[index].title
-        self.state.items.pop()
+        for _ in range(pops):
+            self.state.items.pop()
         return title
 
 
-@pytest.mark.parametrize("index", [1, -2], ids=["last, by position", "first, from the end"])
-def test_a_claimed_item_whose_list_shrank_below_its_index_stays_claimed(index: int) -> None:
+@pytest.mark.parametrize(("titles", "index", "pops"), [
+    ("ab", 1, 1), ("ab", -2, 1), ("abc", 2, 2),
+], ids=["last, by position", "first, from the end", "past the new end"])
+def test_a_claimed_item_whose_list_shrank_below_its_index_stays_claimed(titles: str, index: int, pops: int) -> None:
     """The item the call read (and so copied from the shared list) sits at an index the list no longer
     has when the call ends; the release must see that and leave the list alone."""
-    world = World([ShelfApp(Shelf(items=[Card(title="a", labels=["x"]), Card(title="b", labels=["y"])]))])
+    world = World([ShelfApp(Shelf(items=[Card(title=t, labels=[t]) for t in titles]))])
     snapshot = world.snapshot()
-    record = world.call("read_then_pop", {"index": index})
-    assert record.ok and record.result == ("b" if index == 1 else "a")
-    assert [item["title"] for item in world.state()["Shelf"]["items"]] == ["a"]
+    record = world.call("read_then_pop", {"index": index, "pops": pops})
+    assert record.ok and record.result == titles[index]
+    assert [item["title"] for item in world.state()["Shelf"]["items"]] == list(titles[:-pops])
     world.restore(snapshot)
-    assert [item["title"] for item in world.state()["Shelf"]["items"]] == ["a", "b"]
+    assert [item["title"] for item in world.state()["Shelf"]["items"]] == list(titles)
 
 
 def test_ending_a_journal_outside_a_world_releases_its_claims_and_restores_the_previous_one() -> None:
