@@ -526,3 +526,28 @@ def test_ending_a_journal_outside_a_world_releases_its_claims_and_restores_the_p
     assert active_journal() is outer and inner.claims is None  # released: nothing left to give back
     end(outer_token)
     assert active_journal() is None
+
+
+class Pins(App[BoardState]):
+    """Votes for a lane's pinned card: a model inside a tuple, copied with the tuple."""
+
+    @tool
+    def vote_pinned(self, lane: str) -> int:
+        """Vote for the lane's first pinned card.
+
+        Args:
+            lane: The lane.
+        """
+        card = self.state.lanes[lane].pinned[0]
+        card.votes += 1
+        return card.votes
+
+
+def test_a_change_inside_a_copied_tuple_is_kept() -> None:
+    board = BoardState(lanes={"a": Lane(name="a", pinned=(Card(title="p"),))})
+    world = World([Pins(board)])
+    fork = world.fork()
+    assert fork.call("vote_pinned", {"lane": "a"}).result == 1
+    assert fork.state()["Pins"]["lanes"]["a"]["pinned"][0]["votes"] == 1
+    assert fork.call("vote_pinned", {"lane": "a"}).result == 2
+    assert world.state()["Pins"]["lanes"]["a"]["pinned"][0]["votes"] == 0
