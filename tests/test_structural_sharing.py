@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from pydantic import PrivateAttr
 
 from sandbox import App, StateModel, ToolError, World, tool
 from sandbox.journal import ALL_OWNED
@@ -551,3 +552,45 @@ def test_a_change_inside_a_copied_tuple_is_kept() -> None:
     assert fork.state()["Pins"]["lanes"]["a"]["pinned"][0]["votes"] == 1
     assert fork.call("vote_pinned", {"lane": "a"}).result == 2
     assert world.state()["Pins"]["lanes"]["a"]["pinned"][0]["votes"] == 0
+
+
+class NotedCard(StateModel):
+    title: str
+    labels: list[str] = []
+    _note: str = PrivateAttr(default="")
+
+
+class Notes(StateModel):
+    cards: list[NotedCard] = []
+
+
+class Noting(App[Notes]):
+    """Keeps a private note on a card: private attributes are no field, so no journal entry records them."""
+
+    @tool
+    def note(self, index: int, text: str) -> None:
+        """Note something on a card.
+
+        Args:
+            index: The card.
+            text: The note.
+        """
+        self.state.cards[index]._note = text
+
+    @tool(mutates=False)
+    def read_note(self, index: int) -> str:
+        """Read a card's note.
+
+        Args:
+            index: The card.
+        """
+        return self.state.cards[index]._note
+
+
+def test_a_copy_with_private_attributes_is_kept_by_the_release() -> None:
+    """A copy holding private attributes may have changed unseen, so the release never gives it back."""
+    world = World([Noting(Notes(cards=[NotedCard(title="a", labels=["x"])]))])
+    fork = world.fork()
+    assert fork.call("note", {"index": 0, "text": "remember"}).ok
+    assert fork.call("read_note", {"index": 0}).result == "remember"
+    assert world.call("read_note", {"index": 0}).result == ""
