@@ -35,10 +35,13 @@ from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResul
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# `is` made `==` (and `is not` made `!=`): equivalent, so not sampled, where the right side is None, a
-# type or a sentinel constant (`kind is str`, `value is _UNSURE`): for those the two are the same test.
+# Identity and equality swapped: equivalent, so not sampled, where the right side is None, a type, a
+# named constant or a literal (`kind is str`, `value is _UNSURE`, `kind == _DICT`, `column != -1`): types,
+# None and sentinels are only equal to themselves, and CPython keeps one object per small integer and per
+# identifier-like string literal, so for those `==` and `is` are the same test.
 IDENTITY_MADE_EQUALITY = frozenset({
     "core/ReplaceComparisonOperator_Is_Eq", "core/ReplaceComparisonOperator_IsNot_NotEq",
+    "core/ReplaceComparisonOperator_Eq_Is", "core/ReplaceComparisonOperator_NotEq_IsNot",
 })
 _TYPES = frozenset({"str", "int", "float", "bool", "bytes", "dict", "list", "tuple", "set", "frozenset", "type"})
 
@@ -130,14 +133,15 @@ def _annotation_spans(path: Path) -> list[Span]:
 
 
 def _identity_test_spans(path: Path) -> list[Span]:
-    """Where the module's `is` / `is not` operators stand whose right side is None, a type or a sentinel."""
+    """Where the module's `is`, `is not`, `==` and `!=` operators stand whose right side is None, a type, a
+    named constant, a small integer or an identifier-like string."""
     spans: list[Span] = []
     for node in ast.walk(ast.parse(path.read_text())):
         if not isinstance(node, ast.Compare):
             continue
         left = node.left
         for op, right in zip(node.ops, node.comparators, strict=True):
-            if isinstance(op, (ast.Is, ast.IsNot)) and _identity_like(right) \
+            if isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and _identity_like(right) \
                     and left.end_lineno is not None and left.end_col_offset is not None:
                 spans.append(((left.end_lineno, left.end_col_offset), (right.lineno, right.col_offset)))
             left = right
@@ -145,8 +149,12 @@ def _identity_test_spans(path: Path) -> list[Span]:
 
 
 def _identity_like(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand  # -1
     if isinstance(node, ast.Constant):
-        return node.value is None
+        value = node.value
+        return value is None or (type(value) is int and -5 <= value <= 256) or (
+            type(value) is str and value.isidentifier())
     if isinstance(node, ast.Name):
         name = node.id.lstrip("_")
         return node.id in _TYPES or name[:1].isupper()  # a class, or a constant such as _UNSURE

@@ -7,6 +7,7 @@ import datetime
 import graphlib
 import itertools
 import json
+import random
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -726,3 +727,22 @@ def test_canonical_process_reads_agent_messages_as_runs_read_replies() -> None:
     assert acebench_process(paths, written, canonical=True) == 1.0
     assert acebench_process(paths, written) == 0.0
     assert acebench_process(paths, ["<think>", "[login_device()]"], canonical=True) == 0.5
+
+
+def test_min_cost_matching_finds_the_least_total_cost_of_every_small_matrix() -> None:
+    """Against brute force over every assignment: square and wide matrices, sparse rows, ties (seeded)."""
+    from evaluators.matching import min_cost_matching
+
+    rnd = random.Random(43)
+    for _ in range(3000):
+        rows, columns = rnd.randint(1, 4), rnd.randint(1, 5)
+        if rows > columns:
+            rows, columns = columns, rows
+        costs = [{c: rnd.randint(0, 6) for c in range(columns) if c == r or rnd.random() < 0.7}
+                 for r in range(rows)]
+        owners = min_cost_matching(costs, columns)
+        taken = {row: column for column, row in enumerate(owners) if row is not None}
+        assert sorted(taken) == list(range(rows)) and all(taken[r] in costs[r] for r in taken)
+        best = min(sum(costs[r][c] for r, c in enumerate(pick)) for pick in itertools.permutations(range(columns), rows)
+                   if all(c in costs[r] for r, c in enumerate(pick)))
+        assert sum(costs[r][taken[r]] for r in taken) == best, costs

@@ -6,6 +6,7 @@ integer check would have; anything it is unsure of goes the full way, which word
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from typing import Annotated, Any, Literal
@@ -450,3 +451,13 @@ def test_a_huge_integer_deep_in_a_list_of_objects_is_named_by_its_path() -> None
         check_integers({"a": [{"b": {3: [1, 10**70]}}]}, DEFAULT_LIMITS)
     assert caught.value.path == "a[0].b.3[1]" and caught.value.limit == "max_int_digits"
     check_integers({"a": [{"b": {3: [1, 10**63]}}], "c": Line(product="a", quantity=-(10**63))}, DEFAULT_LIMITS)
+
+
+def test_a_plan_cannot_be_changed_once_made() -> None:
+    """One plan serves every world and thread that calls the tool (`ToolSpec.fast_arguments`, built once):
+    nothing may change it after it is made."""
+    plan = SCALARS.fast_arguments
+    assert plan is not None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.names = ()  # type: ignore[misc]
+    assert plan.names and plan is SCALARS.fast_arguments

@@ -471,3 +471,14 @@ def test_one_value_past_the_count_is_refused_when_the_quick_walk_ran_it_out() ->
     assert len(checked_copy({"a": [1] * (items - 2), "b": 5}, DEFAULT_LIMITS)["a"]) == items - 2
     with pytest.raises(LimitExceeded, match="more than"):
         checked_copy({"a": [1] * (items - 1), "b": 5}, DEFAULT_LIMITS)
+
+
+def test_the_quick_walk_vouches_for_a_string_exactly_at_the_bound() -> None:
+    """The quick copy is the lane every ordinary call takes; a string of exactly `max_string_chars` is
+    within the bounds, so the lane copies it itself rather than sending the call to the full walk."""
+    from sandbox.limits import _UNSURE, _quick_value
+
+    at_bound = "a" * DEFAULT_LIMITS.max_string_chars
+    budget = [DEFAULT_LIMITS.max_items, DEFAULT_LIMITS.max_message_chars]
+    assert _quick_value(at_bound, 1, DEFAULT_LIMITS, budget) == at_bound
+    assert _quick_value(at_bound + "a", 1, DEFAULT_LIMITS, budget) is _UNSURE

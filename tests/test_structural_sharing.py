@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from pydantic import PrivateAttr
 
 from sandbox import App, StateModel, ToolError, World, tool
 from sandbox.journal import ALL_OWNED
@@ -486,28 +487,32 @@ class ShelfApp(App[Shelf]):
     app_name = "Shelf"
 
     @tool
-    def read_then_pop(self, index: int) -> str:
-        """Read an item's title, then remove the last item.
+    def read_then_pop(self, index: int, pops: int = 1) -> str:
+        """Read an item's title, then remove the last items.
 
         Args:
             index: Which item to read first.
+            pops: How many items to remove from the end.
         """
         title = self.state.items[index].title
-        self.state.items.pop()
+        for _ in range(pops):
+            self.state.items.pop()
         return title
 
 
-@pytest.mark.parametrize("index", [1, -2], ids=["last, by position", "first, from the end"])
-def test_a_claimed_item_whose_list_shrank_below_its_index_stays_claimed(index: int) -> None:
+@pytest.mark.parametrize(("titles", "index", "pops"), [
+    ("ab", 1, 1), ("ab", -2, 1), ("abc", 2, 2),
+], ids=["last, by position", "first, from the end", "past the new end"])
+def test_a_claimed_item_whose_list_shrank_below_its_index_stays_claimed(titles: str, index: int, pops: int) -> None:
     """The item the call read (and so copied from the shared list) sits at an index the list no longer
     has when the call ends; the release must see that and leave the list alone."""
-    world = World([ShelfApp(Shelf(items=[Card(title="a", labels=["x"]), Card(title="b", labels=["y"])]))])
+    world = World([ShelfApp(Shelf(items=[Card(title=t, labels=[t]) for t in titles]))])
     snapshot = world.snapshot()
-    record = world.call("read_then_pop", {"index": index})
-    assert record.ok and record.result == ("b" if index == 1 else "a")
-    assert [item["title"] for item in world.state()["Shelf"]["items"]] == ["a"]
+    record = world.call("read_then_pop", {"index": index, "pops": pops})
+    assert record.ok and record.result == titles[index]
+    assert [item["title"] for item in world.state()["Shelf"]["items"]] == list(titles[:-pops])
     world.restore(snapshot)
-    assert [item["title"] for item in world.state()["Shelf"]["items"]] == ["a", "b"]
+    assert [item["title"] for item in world.state()["Shelf"]["items"]] == list(titles)
 
 
 def test_ending_a_journal_outside_a_world_releases_its_claims_and_restores_the_previous_one() -> None:
@@ -522,3 +527,70 @@ def test_ending_a_journal_outside_a_world_releases_its_claims_and_restores_the_p
     assert active_journal() is outer and inner.claims is None  # released: nothing left to give back
     end(outer_token)
     assert active_journal() is None
+
+
+class Pins(App[BoardState]):
+    """Votes for a lane's pinned card: a model inside a tuple, copied with the tuple."""
+
+    @tool
+    def vote_pinned(self, lane: str) -> int:
+        """Vote for the lane's first pinned card.
+
+        Args:
+            lane: The lane.
+        """
+        card = self.state.lanes[lane].pinned[0]
+        card.votes += 1
+        return card.votes
+
+
+def test_a_change_inside_a_copied_tuple_is_kept() -> None:
+    board = BoardState(lanes={"a": Lane(name="a", pinned=(Card(title="p"),))})
+    world = World([Pins(board)])
+    fork = world.fork()
+    assert fork.call("vote_pinned", {"lane": "a"}).result == 1
+    assert fork.state()["Pins"]["lanes"]["a"]["pinned"][0]["votes"] == 1
+    assert fork.call("vote_pinned", {"lane": "a"}).result == 2
+    assert world.state()["Pins"]["lanes"]["a"]["pinned"][0]["votes"] == 0
+
+
+class NotedCard(StateModel):
+    title: str
+    labels: list[str] = []
+    _note: str = PrivateAttr(default="")
+
+
+class Notes(StateModel):
+    cards: list[NotedCard] = []
+
+
+class Noting(App[Notes]):
+    """Keeps a private note on a card: private attributes are no field, so no journal entry records them."""
+
+    @tool
+    def note(self, index: int, text: str) -> None:
+        """Note something on a card.
+
+        Args:
+            index: The card.
+            text: The note.
+        """
+        self.state.cards[index]._note = text
+
+    @tool(mutates=False)
+    def read_note(self, index: int) -> str:
+        """Read a card's note.
+
+        Args:
+            index: The card.
+        """
+        return self.state.cards[index]._note
+
+
+def test_a_copy_with_private_attributes_is_kept_by_the_release() -> None:
+    """A copy holding private attributes may have changed unseen, so the release never gives it back."""
+    world = World([Noting(Notes(cards=[NotedCard(title="a", labels=["x"])]))])
+    fork = world.fork()
+    assert fork.call("note", {"index": 0, "text": "remember"}).ok
+    assert fork.call("read_note", {"index": 0}).result == "remember"
+    assert world.call("read_note", {"index": 0}).result == ""
