@@ -27,15 +27,15 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from sandbox import Call, World
+from sandbox import Call
 
 from ..generation import Candidate
 from .defaults import food_state, travel_state
-from .generated import GeneratedAceTask, generated_task
+from .generated import AceFormatGenerator
 from .phrases import PAYMENT, PHRASES, QUANTITIES, ZH_COMMA, ZH_QUESTION, ZH_STOP
 from .phrases import REMINDERS as REMINDER_TEXTS
 from .texts import texts_for
-from .world import acebench_world, saved_state
+from .world import acebench_world
 
 VERSION = "1"
 SPECIAL_SHARE = 0.05
@@ -279,34 +279,6 @@ class _Draft:
                                          for s in sentences)
 
 
-@dataclass(frozen=True)
-class AceBenchGenerator:
-    """ACEBench's `scenarios.generation.TaskGenerator` (agent tasks, multi-step)."""
-
-    family: str = "acebench"
-    version: str = VERSION
-    languages: tuple[str, ...] = ("en", "zh")
-
-    def propose(self, rng: random.Random, difficulty: int, lang: str) -> Candidate:
-        special = difficulty >= 5 and rng.random() < SPECIAL_SHARE  # drawn once: redrawn drafts keep the share
-        while True:
-            draft = _Draft(rng, lang, difficulty)
-            if special:
-                return _special(draft)
-            candidate = draft.write()
-            if candidate is not None:
-                return candidate
-
-    def world(self, candidate: Candidate, lang: str) -> World:
-        return acebench_world(candidate.classes, lang=lang, initial_config=candidate.config)
-
-    def end_state(self, world: World, candidate: Candidate) -> Any:
-        return saved_state(world, candidate.classes)
-
-    def task(self, record: Mapping[str, Any], functions: list[dict[str, Any]], lang: str) -> GeneratedAceTask:
-        return generated_task(record, functions, lang, "acebench", acebench_world)
-
-
 def _special(draft: _Draft) -> Candidate:
     rng = draft.rng
     to = rng.choice([c for c in CONTACTS if c != draft.me])
@@ -332,4 +304,4 @@ def _special(draft: _Draft) -> Candidate:
                      special=answer)
 
 
-GENERATOR = AceBenchGenerator()
+GENERATOR = AceFormatGenerator("acebench", VERSION, acebench_world, _Draft, _special, SPECIAL_SHARE)

@@ -7,11 +7,17 @@ scores its special categories (`evaluators.acebench.special`), its possible answ
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
 
+from sandbox import World
+
+from ..generation import Candidate
 from .prompts import single_reply_prompt
 from .tasks import AceTask, WorldBuilder
+from .world import saved_state
 
 
 class GeneratedAceTask(AceTask):
@@ -53,3 +59,44 @@ def generated_task(record: Mapping[str, Any], functions: list[dict[str, Any]], l
         functions=functions, ground_truth=record.get("ground_truth") or [], paths=record["paths"],
         difficulty=int(record.get("difficulty", 1)), source="generated", build=build,
     )
+
+
+class Draft(Protocol):
+    """One candidate being written by a family's generator: `write` gives it, or None to draw again."""
+
+    def write(self) -> Candidate | None: ...
+
+
+@dataclass(frozen=True)
+class AceFormatGenerator:
+    """The `scenarios.generation.TaskGenerator` of a family whose tasks are in ACEBench's agent format
+    (ACEBench's apps, banking): drafts written by `draft(rng, lang, difficulty)`, and at the top level one in
+    `1 / special_share` of them one of ACEBench's special cases (`special(draft)`); worlds built by `build`,
+    end states saved as ACEBench saves them."""
+
+    family: str
+    version: str
+    build: WorldBuilder
+    draft: Callable[[random.Random, str, int], Draft]
+    special: Callable[[Any], Candidate]
+    special_share: float
+    languages: tuple[str, ...] = ("en", "zh")
+
+    def propose(self, rng: random.Random, difficulty: int, lang: str) -> Candidate:
+        special = difficulty >= 5 and rng.random() < self.special_share  # drawn once: redrawn drafts keep it
+        while True:
+            draft = self.draft(rng, lang, difficulty)
+            if special:
+                return self.special(draft)
+            candidate = draft.write()
+            if candidate is not None:
+                return candidate
+
+    def world(self, candidate: Candidate, lang: str) -> World:
+        return self.build(candidate.classes, lang=lang, initial_config=candidate.config)
+
+    def end_state(self, world: World, candidate: Candidate) -> Any:
+        return saved_state(world, candidate.classes)
+
+    def task(self, record: Mapping[str, Any], functions: list[dict[str, Any]], lang: str) -> GeneratedAceTask:
+        return generated_task(record, functions, lang, self.family, self.build)

@@ -29,10 +29,9 @@ from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
 
-from sandbox import Call, World
-from scenarios.acebench.world import saved_state
+from sandbox import Call
 
-from ..acebench.generated import GeneratedAceTask, generated_task
+from ..acebench.generated import AceFormatGenerator
 from ..generation import Candidate
 from . import rules
 from .phrases import KINDS, NAMES, PHRASES, TERMS, ZH_COMMA, ZH_QUESTION, ZH_STOP
@@ -329,34 +328,6 @@ class _Draft:
         return identity + " " + " ".join(s[0].upper() + s[1:] + ("" if s.endswith("?") else ".") for s in sentences)
 
 
-@dataclass(frozen=True)
-class BankingGenerator:
-    """Banking's `scenarios.generation.TaskGenerator`."""
-
-    family: str = "banking"
-    version: str = VERSION
-    languages: tuple[str, ...] = ("en", "zh")
-
-    def propose(self, rng: random.Random, difficulty: int, lang: str) -> Candidate:
-        special = difficulty >= 5 and rng.random() < SPECIAL_SHARE  # drawn once: redrawn drafts keep the share
-        while True:
-            draft = _Draft(rng, lang, difficulty)
-            if special:
-                return _special(draft)
-            candidate = draft.write()
-            if candidate is not None:
-                return candidate
-
-    def world(self, candidate: Candidate, lang: str) -> World:
-        return banking_world(candidate.classes, lang=lang, initial_config=candidate.config)
-
-    def end_state(self, world: World, candidate: Candidate) -> Any:
-        return saved_state(world, candidate.classes)
-
-    def task(self, record: Mapping[str, Any], functions: list[dict[str, Any]], lang: str) -> GeneratedAceTask:
-        return generated_task(record, functions, lang, "banking", banking_world)
-
-
 def _special(draft: _Draft) -> Candidate:
     """One of ACEBench's special cases, asked by the draft's customer of the draft's bank."""
     rng, me = draft.rng, draft.me
@@ -390,4 +361,4 @@ def _special(draft: _Draft) -> Candidate:
                      special=answer)
 
 
-GENERATOR = BankingGenerator()
+GENERATOR = AceFormatGenerator("banking", VERSION, banking_world, _Draft, _special, SPECIAL_SHARE)
