@@ -229,6 +229,25 @@ def verify(generator: TaskGenerator, candidate: Candidate, lang: str,
     return end, [milestones], functions
 
 
+def one_message(identity: str, requests: Sequence[str], lang: str, rng: random.Random, then: Sequence[str], *,
+                zh_direct: tuple[str, ...], zh_question: str, zh_comma: str, zh_stop: str,
+                ends: tuple[str, ...] = ("?",)) -> str:
+    """A user's requests written as one message after who they are: in English, sentences (half the time
+    opened with "Please", unless it asks or speaks of itself) joined by a drawn "then" phrase; in Chinese,
+    clauses joined by commas, opened with 请 unless the first starts with one of `zh_direct` or asks."""
+    first = requests[0]
+    if lang == "zh":
+        body = first if first.startswith(zh_direct) or first.endswith(zh_question) else "请" + first
+        for request in requests[1:]:
+            body += zh_comma + rng.choice(then) + request
+        return identity + body + ("" if body.endswith(zh_question) else zh_stop)
+    polite = not first.startswith("I") and not first.endswith("?") and rng.random() < 0.5
+    sentences = [("Please " if polite else "") + first]
+    for request in requests[1:]:
+        sentences.append(rng.choice(then).strip() + " " + request)
+    return identity + " " + " ".join(s[0].upper() + s[1:] + ("" if s.endswith(ends) else ".") for s in sentences)
+
+
 def special_problem(category: str, answer: Mapping[str, Any], functions: Sequence[Mapping[str, Any]]) -> str:
     """Why a special case's answer does not fit the offered tools ("" when it does)."""
     tools = {f["name"]: f.get("parameters", {}) for f in functions}

@@ -29,7 +29,7 @@ from typing import Any
 
 from sandbox import Call
 
-from ..generation import Candidate
+from ..generation import Candidate, one_message
 from .defaults import food_state, travel_state
 from .generated import AceFormatGenerator
 from .phrases import PAYMENT, PHRASES, QUANTITIES, ZH_COMMA, ZH_QUESTION, ZH_STOP
@@ -262,21 +262,9 @@ class _Draft:
                          tuple(opening + self.messages), dict(self.expect))
 
     def question(self) -> str:
-        identity = self.say("identity", name=self.me)
-        if self.lang == "zh":
-            first = self.requests[0]
-            body = first if first.startswith(("我", "帮", "给", "在", "用")) or first.endswith(ZH_QUESTION) else \
-                "请" + first
-            for request in self.requests[1:]:
-                body += ZH_COMMA + self.rng.choice(self.phrases["then"]) + request
-            return identity + body + ("" if body.endswith(ZH_QUESTION) else ZH_STOP)
-        first = self.requests[0]
-        polite = not first.startswith("I") and not first.endswith("?") and self.rng.random() < 0.5
-        sentences = [("Please " if polite else "") + first]
-        for request in self.requests[1:]:
-            sentences.append(self.rng.choice(self.phrases["then"]).strip() + " " + request)
-        return identity + " " + " ".join(s[0].upper() + s[1:] + ("" if s.endswith(("?", "!")) else ".")
-                                         for s in sentences)
+        return one_message(self.say("identity", name=self.me), self.requests, self.lang, self.rng,
+                           self.phrases["then"], zh_direct=("我", "帮", "给", "在", "用"), zh_question=ZH_QUESTION,
+                           zh_comma=ZH_COMMA, zh_stop=ZH_STOP, ends=("?", "!"))
 
 
 def _special(draft: _Draft) -> Candidate:

@@ -32,7 +32,7 @@ from typing import Any
 from sandbox import Call
 
 from ..acebench.generated import AceFormatGenerator
-from ..generation import Candidate
+from ..generation import Candidate, one_message
 from . import rules
 from .phrases import KINDS, NAMES, PHRASES, TERMS, ZH_COMMA, ZH_QUESTION, ZH_STOP
 from .world import banking_world
@@ -314,18 +314,8 @@ class _Draft:
 
     def question(self) -> str:
         identity = self.say("identity", name=self.me.name, cid=self.me.cid, pw=self.me.password)
-        if self.lang == "zh":
-            first = self.requests[0]
-            body = ("" if first.endswith(ZH_QUESTION) or first.startswith("我") else "请") + first
-            for request in self.requests[1:]:
-                body += ZH_COMMA + self.rng.choice(self.phrases["then"]) + request
-            return identity + body + ("" if body.endswith(ZH_QUESTION) else ZH_STOP)
-        first = self.requests[0]
-        polite = not first.startswith("I") and not first.endswith("?") and self.rng.random() < 0.5
-        sentences = [("Please " if polite else "") + first]
-        for request in self.requests[1:]:
-            sentences.append(self.rng.choice(self.phrases["then"]).strip() + " " + request)
-        return identity + " " + " ".join(s[0].upper() + s[1:] + ("" if s.endswith("?") else ".") for s in sentences)
+        return one_message(identity, self.requests, self.lang, self.rng, self.phrases["then"], zh_direct=("我",),
+                           zh_question=ZH_QUESTION, zh_comma=ZH_COMMA, zh_stop=ZH_STOP)
 
 
 def _special(draft: _Draft) -> Candidate:
