@@ -17,7 +17,6 @@ only: docstrings are the only words a world gives. Needs the `testing` extra (hy
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import random
 import re
@@ -31,6 +30,7 @@ from sandbox.tools import ToolSpec
 
 from .family import WorldFamily
 from .generation import Candidate
+from .named import named_callable
 from .world_tasks import WorldTask, world_task
 
 PREFIX = "world:"
@@ -46,21 +46,7 @@ _UNSET = object()
 
 def load_factory(path: str) -> Callable[..., World]:
     """The world factory named `package.module:function` (called with `seed=`); `LookupError` saying why not."""
-    module_name, _, attribute = path.partition(":")
-    if not module_name or not attribute:
-        raise LookupError(f"a world factory is named package.module:function, not {path!r}")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise LookupError(f"cannot import {module_name!r}: {exc}") from None
-    factory: Any = module
-    for part in attribute.split("."):
-        factory = getattr(factory, part, None)
-        if factory is None:
-            raise LookupError(f"{module_name} has no {attribute!r}")
-    if not callable(factory):
-        raise LookupError(f"{path}: {attribute} is not callable")
-    return _seeded(factory)
+    return _seeded(named_callable(path, kind="a world factory", form="package.module:function"))
 
 
 def _seeded(factory: Callable[..., World]) -> Callable[..., World]:

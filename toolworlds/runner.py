@@ -19,7 +19,6 @@ import copy
 import datetime as dt
 import functools
 import hashlib
-import importlib
 import json
 import time
 from collections import Counter
@@ -38,6 +37,7 @@ from sandbox.limits import redacted_copy
 from sandbox.schemas import openai_tools
 from sandbox.world import World
 from scenarios.family import task_hook
+from scenarios.named import named_callable
 from scenarios.taskhash import task_hash
 
 from .agents import ChatMessage, NoisyAgent, OracleAgent
@@ -135,20 +135,11 @@ class AgentSpec:
 def load_factory(path: str) -> Callable[[Any], Any]:
     """The agent factory named `package.module:Name` (a class or function taking the task);
     `ValueError` saying what is wrong with the name."""
-    module_name, _, attribute = path.partition(":")
-    if not module_name or not attribute:
-        raise ValueError(f"an agent factory is named package.module:Factory, not {path!r}")
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ValueError(f"cannot import {module_name!r} for --agent {path}: {exc}") from None
-    factory: Any = module
-    for part in attribute.split("."):
-        factory = getattr(factory, part, None)
-        if factory is None:
-            raise ValueError(f"{module_name} has no {attribute!r} for --agent {path}")
-    if not callable(factory):
-        raise ValueError(f"--agent {path}: {attribute} is not callable")
+        factory: Callable[[Any], Any] = named_callable(path, kind="an agent factory", form="package.module:Factory",
+                                                       asked_as=f"--agent {path}")
+    except LookupError as exc:
+        raise ValueError(str(exc)) from None
     return factory
 
 
