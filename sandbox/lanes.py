@@ -1,0 +1,32 @@
+"""The one switch for the engine's speed lanes.
+
+A speed lane is a second way to do something a library already does (pydantic validation,
+the `ast` parser, a whole-container copy on write, deepdiff), kept because it is measurably
+faster on the common input; each one must give exactly what the plain path gives. Tests hold
+every lane to its plain path, and CI runs the engine's tests once more with every lane off
+(`TOOLWORLDS_SPEED_LANES=off`), so the plain paths stay reached and correct on their own.
+
+The switch is read once, at import, from the environment: a lane's test (`if LANES_ON`) costs
+one global read on the hot path, and no module holds state that changes while a process runs.
+Each lane is named in `LANES` below, with the plain path it stands in for.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Final
+
+#: Every speed lane, by name, with the plain path it stands in for.
+LANES: Final[dict[str, str]] = {
+    "arguments": "the tool's pydantic argument model validates every call (sandbox.arguments)",
+    "parse_brackets": "Python's `ast` reads bracket calls (sandbox.parsing)",
+    "parse_json": "json.loads and the repair ladder read JSON calls (sandbox.parsing)",
+    "dumps": "each model's own pydantic serializer, wrap serializers included (sandbox.dumps)",
+    "diff": "deepdiff-semantics walk over the whole state (sandbox.diffing)",
+    "claim_on_read": "a fork copies a container on its first write, never by reading (sandbox.state)",
+}
+
+_OFF: Final = frozenset({"off", "0", "false", "no"})
+
+#: True unless TOOLWORLDS_SPEED_LANES says off; fixed for the life of the process.
+LANES_ON: Final[bool] = os.environ.get("TOOLWORLDS_SPEED_LANES", "on").strip().lower() not in _OFF
