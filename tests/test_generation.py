@@ -128,7 +128,7 @@ def test_generate_run_and_doctor_from_the_command_line(tmp_path: Path) -> None:
         ran = runner.invoke(app, ["run", "--tasks", f"generated:{out}", "--agent", agent, "--db", db, "--workers", "0"])
         assert ran.exit_code == 0, ran.output
         assert "12 episodes stored, 0 failed" in ran.output
-    from toolworlds.cli import _resume_command, _stored_config
+    from toolworlds.cli.resume import resume_command as _resume_command, stored_config as _stored_config
     from toolworlds.store import RunStore
 
     store = RunStore(db)
