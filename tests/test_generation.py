@@ -128,11 +128,11 @@ def test_generate_run_and_doctor_from_the_command_line(tmp_path: Path) -> None:
         ran = runner.invoke(app, ["run", "--tasks", f"generated:{out}", "--agent", agent, "--db", db, "--workers", "0"])
         assert ran.exit_code == 0, ran.output
         assert "12 episodes stored, 0 failed" in ran.output
-    from toolworlds.cli.resume import resume_command as _resume_command, stored_config as _stored_config
+    from toolworlds.cli.resume import resume_command, stored_config
     from toolworlds.store import RunStore
 
     store = RunStore(db)
-    assert "--data" in _resume_command("run-2", db, config=_stored_config(store, "run-2"))  # reads the same file
+    assert "--data" in resume_command("run-2", db, config=stored_config(store, "run-2"))  # reads the same file
     store.close()
     assert runner.invoke(app, ["report", "--db", db]).exit_code == 0
 

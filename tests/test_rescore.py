@@ -144,9 +144,9 @@ def test_errata_from_a_file_apply_at_load_are_listed_by_doctor_and_flip_a_rescor
                        "--workers", "0")
     assert "36 episodes stored" in published
     store = RunStore(db)
-    from toolworlds.cli.resume import resume_command as _resume_command, stored_config as _stored_config
+    from toolworlds.cli.resume import resume_command, stored_config
 
-    assert "--no-errata" in _resume_command("published", db, config=_stored_config(store, "published"))  # kept
+    assert "--no-errata" in resume_command("published", db, config=stored_config(store, "published"))  # kept
     assert len(store.episodes("published")) == 36 and all(e.success for e in store.episodes("published"))
     invoke("rescore", "published", "--new-run-id", "published-again", "--db", db)  # rescored as it was loaded
     assert assert_same_scores(store, "published", "published-again") == 36

@@ -464,6 +464,7 @@ def execute_run(
     backend: Backend | None = None,
     retry_failed: bool = False,
     on_done: Callable[[Outcome], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
     trials: int = 1,
     query: Mapping[str, Any] | None = None,
     force: bool = False,
@@ -477,6 +478,8 @@ def execute_run(
                          "task; use a new database for --trials above 1")
     open_run(store, run_id, run_config(spec, task_sets, query, trials), agent=spec.describe(), force=force)
     pending = pending_tasks(store, run_id, task_sets, retry_failed=retry_failed, trials=trials)
+    if on_start is not None:  # how many episodes will run (a progress bar's total), before the first one does
+        on_start(len(pending))
     if backend is None:
         from .process_backend import ProcessBackend
 

@@ -3,7 +3,10 @@
 from pathlib import Path
 from typing import Any
 
+from ..db_urls import hide_secret, shown_url
 from .app import fail
+
+__all__ = ["hide_secret", "open_store", "shown_url"]
 
 
 def open_store(db: str, *, existing: bool = False) -> Any:
@@ -29,26 +32,3 @@ def open_store(db: str, *, existing: bool = False) -> Any:
         return RunStore(db)
     except Exception as exc:  # a bad URL or an unreachable server: say so in one line
         raise fail(f"cannot open the run store {shown_url(db)}: {hide_secret(db, exception_line(exc))}") from None
-
-
-def shown_url(url: str) -> str:
-    """A database URL fit to print: its password masked."""
-    from sqlalchemy.engine import make_url
-
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:
-        return "<unreadable URL>"
-
-
-def hide_secret(url: str, text: str) -> str:
-    """`text` with the URL's password (and the URL as given) masked, wherever they appear."""
-    from sqlalchemy.engine import make_url
-
-    text = text.replace(url, shown_url(url))
-    try:
-        password = make_url(url).password
-    except Exception:
-        return text
-    return text.replace(str(password), "***") if password else text
-
