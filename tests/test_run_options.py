@@ -147,3 +147,24 @@ def test_repeated_trials_in_an_old_store_are_refused_by_the_runner_in_one_line(t
                                       "1", "--trials", "2", "--workers", "0"])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "one trial per task" in result.output and result.output.startswith("error:")
+
+
+def test_tool_env_and_the_world_host_read_tasks_as_a_run_does() -> None:
+    from toolworlds.env import ToolEnv
+    from toolworlds.hosting import WorldHost
+    from toolworlds.options import TaskOptions
+
+    zh = RunOptions(lang=["zh"], limit=1, protocol="bracket")
+    env = ToolEnv("banking", options=zh)
+    assert env.protocol == "bracket" and env.worlds.lang == "zh"
+    _, info = env.reset(seed=0)
+    assert info["protocol"] == "bracket"
+    first = env.task_ids[0]
+    assert ToolEnv("banking", options=TaskOptions(task_ids=[first])).task_ids == [first]
+    with pytest.raises(OptionError, match="unknown protocol 'xml'; use native or bracket"):
+        ToolEnv("banking", protocol="xml")
+    with pytest.raises(OptionError, match="one language, not en, zh"):
+        ToolEnv("banking", options=TaskOptions(lang=["en", "zh"]))
+    task_id = select_task_sets(RunOptions(lang=["zh"], limit=1)).task_sets[0].tasks[0].id
+    host = WorldHost("banking", task=task_id, options=TaskOptions(lang="zh", categories=["multi_turn", "multi_step"]))
+    assert host.task is not None and host.task.id == task_id

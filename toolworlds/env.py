@@ -35,7 +35,8 @@ from scenarios.registry import FAMILIES
 from .agents import ChatMessage, ToolCall, Turn
 from .episode_score import episode_score
 from .episodes import Episode, start_episode
-from .llm import PROTOCOLS, api_message, task_protocol
+from .llm import api_message, task_protocol
+from .options import TaskOptions
 from .prebuilt import TaskWorlds, shared_task_worlds
 from .signatures import OfferedTool, python_name_problems, tool_method
 from .spaces import AssistantMessage, Conversation
@@ -61,6 +62,8 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         data: Where to read the tasks (as `toolworlds run --data`), else the family's own.
         protocol: "native" or "bracket" for every task, as `toolworlds run --protocol`; None
             (the default) gives each task the protocol it asks for, as a run does.
+        options: A run's task selection (`TaskOptions`, or the `RunOptions` of a run): its task ids,
+            language, data and protocol stand for `tasks`, `lang`, `data` and `protocol`.
         observe: "new" (the default): a step's observation holds the messages added since the
             last one (the assistant's message as the episode took it, the tool results, the
             user's reply), so `messages += observation["messages"]` rebuilds the conversation and
@@ -73,11 +76,15 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
 
     def __init__(self, family: str | TaskWorlds, tasks: Sequence[str] | None = None, lang: str = "en",
                  max_steps: int = 30, *, max_turns: int = 10, seed: int = 0, user: UserFactory | None = None,
-                 data: Path | None = None, protocol: str | None = None, observe: str = "new") -> None:
+                 data: Path | None = None, protocol: str | None = None, observe: str = "new",
+                 options: TaskOptions | None = None) -> None:
         if max_steps < 1 or max_turns < 0:
             raise ValueError("max_steps must be at least 1 and max_turns at least 0")
-        if protocol is not None and protocol not in PROTOCOLS:
-            raise ValueError(f"unknown protocol {protocol!r}; use one of {', '.join(PROTOCOLS)} (or None)")
+        if options is None:  # the protocol is checked where a run's is
+            options = TaskOptions.checked(protocol=protocol or "")
+        else:
+            tasks, lang, data = options.task_ids or tasks, options.one_lang(lang), options.data or data
+        protocol = options.protocol or None
         if observe not in ("new", "all"):
             raise ValueError(f"observe is 'new' or 'all', not {observe!r}")
         if isinstance(family, TaskWorlds):

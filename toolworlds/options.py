@@ -22,18 +22,18 @@ import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from scenarios.family import TaskQuery
 
 from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from .llm import PROTOCOLS
 
 if TYPE_CHECKING:
     from .runner import AgentSpec, Backend
 
-PROTOCOLS = ("native", "bracket")
 AGENTS = ("oracle", "noisy", "llm")
 USERS = ("auto", "scripted", "llm")
 BACKENDS = ("process", "ray")
@@ -122,6 +122,20 @@ class TaskOptions(BaseModel):
         if self.data is not None and len(self.tasks) > 1:
             raise ValueError("--data names one family's tasks: give exactly one --tasks with it")
         return self
+
+    @classmethod
+    def checked(cls, **values: Any) -> Self:
+        """`cls(**values)`, its problems as one `OptionError` line (what the command line prints)."""
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            raise option_error(exc) from None
+
+    def one_lang(self, default: str = "en") -> str:
+        """The language of what reads one (an environment, a served world): `default` when none is named."""
+        if len(self.lang) > 1:
+            raise OptionError(f"one language, not {', '.join(self.lang)}")
+        return self.lang[0] if self.lang else default
 
     def query(self) -> TaskQuery:
         """The filters every chosen task set is read under (the language set per task set)."""
@@ -245,14 +259,6 @@ class RunOptions(TaskOptions):
         if self.backend == "ray" and self.workers == 0:
             problems.append("--workers 0 runs episodes in this process: give it with --backend process")
         return problems
-
-    @classmethod
-    def checked(cls, **values: Any) -> RunOptions:
-        """`RunOptions(**values)`, its problems as one `OptionError` line (what the command line prints)."""
-        try:
-            return cls(**values)
-        except ValidationError as exc:
-            raise option_error(exc) from None
 
     def agent_spec(self) -> AgentSpec:
         """The agent (and user simulator) every episode builds, as the runner takes it."""

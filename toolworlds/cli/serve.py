@@ -6,9 +6,7 @@ from typing import Annotated
 
 import typer
 
-from scenarios.family import TaskQuery
-
-from .app import app, errors, fail, said, split_commas
+from .app import app, errors, fail, said
 
 
 @app.command()
@@ -42,9 +40,14 @@ def serve(
         raise fail(f"unknown transport {transport!r}; use stdio or http")
     if coercion not in (None, "lax", "strict"):
         raise fail(f"unknown coercion {coercion!r}; use lax or strict")
-    narrow = TaskQuery(categories=tuple(split_commas(filter_category or [])),
-                       difficulties=tuple(filter_difficulty or ()), tags=tuple(filter_tags or ()))
-    if (data is not None or narrow != TaskQuery()) and task is None:
+    from ..options import OptionError, TaskOptions
+
+    try:  # where and how --task is read, as `run` reads its tasks
+        chosen = TaskOptions.checked(lang=lang, data=data, categories=filter_category, difficulties=filter_difficulty,
+                                     tags=filter_tags)
+    except OptionError as exc:
+        raise fail(str(exc)) from None
+    if (chosen.data is not None or chosen.categories or chosen.difficulties or chosen.tags) and task is None:
         raise fail("--data and the filters say where and how --task is read: give --task with them")
     if save is not None and transport != "stdio":
         raise fail("--save is for stdio; over http the /control routes give each session's log, state and score")
@@ -53,8 +56,7 @@ def serve(
     except ImportError:
         raise fail('serving MCP needs the mcp package: pip install -e ".[mcp]" in the toolworlds checkout') from None
     try:  # over stdio the process is the session: it does not idle out
-        hosted = mcp_server.WorldHost(family_name, task=task, lang=lang, seed=seed, data=data, narrow=narrow,
-                                      max_sessions=max_sessions,
+        hosted = mcp_server.WorldHost(family_name, task=task, seed=seed, options=chosen, max_sessions=max_sessions,
                                       idle_timeout=(idle_timeout or None) if transport == "http" else None,
                                       coercion="strict" if coercion == "strict" else "lax" if coercion else None)
         if transport == "http":
