@@ -45,7 +45,8 @@ if TYPE_CHECKING:
     from .agents import ChatMessage, NoisyAgent, OracleAgent, Turn
     from .episodes import Episode, arun_episode, run_episode
     from .launch import RunResult, run
-    from .options import OptionError, RunOptions
+    from .options import RunOptions
+    from .task_options import OptionError
 
 _EXPORTS = MappingProxyType({
     **dict.fromkeys(("App", "Call", "CallRecord", "Lifecycle", "StateModel", "ToolError", "World",
@@ -62,7 +63,8 @@ _EXPORTS = MappingProxyType({
     **dict.fromkeys(("ChatMessage", "NoisyAgent", "OracleAgent", "Turn"), "toolworlds.agents"),
     **dict.fromkeys(("Episode", "arun_episode", "run_episode"), "toolworlds.episodes"),
     **dict.fromkeys(("RunResult", "run"), "toolworlds.launch"),
-    **dict.fromkeys(("OptionError", "RunOptions"), "toolworlds.options"),
+    "RunOptions": "toolworlds.options",
+    "OptionError": "toolworlds.task_options",
 })
 
 __all__ = [

@@ -36,10 +36,10 @@ from .agents import ChatMessage, ToolCall, Turn
 from .episode_score import episode_score
 from .episodes import Episode, start_episode
 from .llm import api_message, task_protocol
-from .options import TaskOptions
 from .prebuilt import TaskWorlds, shared_task_worlds
 from .signatures import OfferedTool, python_name_problems, tool_method
 from .spaces import AssistantMessage, Conversation
+from .task_options import TaskOptions
 
 UserFactory = Callable[[Task], Any]
 _LIMITS = frozenset({"step limit", "turn limit"})

@@ -34,8 +34,8 @@ from scenarios.family import Task, TaskQuery
 from scenarios.registry import family as registry_family
 
 from .episode_score import episode_score, error_counts
-from .options import TaskOptions
 from .prebuilt import TaskWorlds, family_world
+from .task_options import TaskOptions
 
 DEFAULT_MAX_SESSIONS = 1024
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0  # seconds; the MCP SDK's own default for streamable-HTTP sessions

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from scenarios.family import TaskLoad, TaskQuery, WorldFamily
 from scenarios.registry import families, family
 
-from .options import OptionError, TaskOptions
 from .runner import TaskSet
+from .task_options import OptionError, TaskOptions
 
 _READ_ERRORS = (LookupError, ValueError, OSError)  # a loader's own refusal of the data it was given
 

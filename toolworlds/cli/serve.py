@@ -40,7 +40,7 @@ def serve(
         raise fail(f"unknown transport {transport!r}; use stdio or http")
     if coercion not in (None, "lax", "strict"):
         raise fail(f"unknown coercion {coercion!r}; use lax or strict")
-    from ..options import OptionError, TaskOptions
+    from ..task_options import OptionError, TaskOptions
 
     try:  # where and how --task is read, as `run` reads its tasks
         chosen = TaskOptions.checked(lang=lang, data=data, categories=filter_category, difficulties=filter_difficulty,
