@@ -15,19 +15,18 @@ def stored_config(store: Any, run_id: str) -> dict[str, Any]:
         return {}
 
 
-
 def resume_command(run_id: str, db: str, *extra: str, config: dict[str, Any] | None = None) -> str:
     """The command that continues a run with its stored configuration (the password left out of the URL)."""
     options = _config_options(config or {})
     return shlex.join(["toolworlds", "run", "--db", shown_url(db), "--run-id", run_id, "--resume", *options, *extra])
 
 
-# Run options written back from a stored configuration: (config key, flag, default).
-_OPTIONS = (("kind", "--agent", "oracle"), ("noise", "--noise", 0.2), ("seed", "--seed", 0), ("model", "--model", ""),
-            ("base_url", "--base-url", ""), ("user", "--user", "auto"), ("user_model", "--user-model", ""),
-            ("user_base_url", "--user-base-url", ""), ("temperature", "--temperature", None),
-            ("max_tokens", "--max-tokens", None), ("max_steps", "--max-steps", 30), ("protocol", "--protocol", ""),
-            ("trials", "--trials", 1))
+# Run options written back from a stored configuration: (config key, `RunOptions` field); the flag is the
+# field's, and an option left at `RunOptions`' own default is left out.
+_OPTIONS = (("kind", "agent"), ("noise", "noise"), ("seed", "seed"), ("model", "model"), ("base_url", "base_url"),
+            ("user", "user"), ("user_model", "user_model"), ("user_base_url", "user_base_url"),
+            ("temperature", "temperature"), ("max_tokens", "max_tokens"), ("max_steps", "max_steps"),
+            ("protocol", "protocol"), ("trials", "trials"))
 _QUERY_OPTIONS = (("data", "--data"), ("limit", "--limit"), ("categories", "--categories"),
                   ("task_ids", "--task-ids"), ("difficulties", "--filter-difficulty"), ("tags", "--filter-tags"))
 
@@ -35,6 +34,8 @@ _QUERY_OPTIONS = (("data", "--data"), ("limit", "--limit"), ("categories", "--ca
 def _config_options(config: dict[str, Any]) -> list[str]:
     if not config:
         return []
+    from ..options import RunOptions
+
     options: list[str] = []
     families = list(dict.fromkeys(name.split("/", 1)[0] for name in config.get("task_sets", [])))
     langs = list(dict.fromkeys(name.split("/", 1)[1] for name in config.get("task_sets", []) if "/" in name))
@@ -42,10 +43,11 @@ def _config_options(config: dict[str, Any]) -> list[str]:
         options += ["--tasks", name]
     for code in langs:
         options += ["--lang", code]
-    for key, flag, default in _OPTIONS:
+    for key, name in _OPTIONS:
+        default = RunOptions.model_fields[name].default
         value = config.get(key, default)
         if value != default and value is not None:
-            options += [flag, str(value)]
+            options += ["--" + name.replace("_", "-"), str(value)]
     if (config.get("query") or {}).get("errata") is False:
         options.append("--no-errata")
     for key, flag in _QUERY_OPTIONS:
