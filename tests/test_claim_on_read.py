@@ -308,7 +308,7 @@ class Four(App[FourState]):
 
 
 def test_a_class_makes_at_most_max_twins_and_then_claims_the_rest_at_once(monkeypatch: Any) -> None:
-    monkeypatch.setattr("sandbox.state.MAX_TWINS", 3)
+    monkeypatch.setattr("sandbox.state.sharing.MAX_TWINS", 3)
     world = World([Four(state=FourState(a=[1], b=[2], c=[3], d=[4]))])
     # Twins for {a,b,c,d}, {b,c,d} and {c,d}: the third read finds the bound reached, so it claims d too and
     # the model is of its own class again, as if it had read every field.
