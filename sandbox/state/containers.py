@@ -44,7 +44,7 @@ from .ownership import (
 )
 
 
-class TrackedList(list):
+class TrackedList(list[Any]):
     """A list that records its old contents in the active journal before changing, and hands
     out only items of its own generation (copying a shared one in place first)."""
 
@@ -159,7 +159,7 @@ class TrackedList(list):
         return (TrackedList, (list.copy(self),))
 
 
-class TrackedDict(dict):
+class TrackedDict(dict[Any, Any]):
     """A dict that records its old contents in the active journal before changing, and hands
     out only values of its own generation (copying a shared one in place first).
 
@@ -249,7 +249,7 @@ class TrackedDict(dict):
         return (TrackedDict, (dict(self),))
 
 
-class TrackedSet(set):
+class TrackedSet(set[Any]):
     """A set that records its old contents in the active journal before changing."""
 
     __slots__ = (OWNER,)

@@ -89,6 +89,11 @@ def plain(value: Any) -> Any:
         return known[1].to_python(value, mode="json")
     if isinstance(value, BaseModel):
         return serializer_of(kind, _idle_wrapper).to_python(value, mode="json")
+    return _plain_other(value, kind)
+
+
+def _plain_other(value: Any, kind: type) -> Any:
+    """`plain` of a value that is none of JSON's own types, a container or a model."""
     if kind in (set, frozenset, TrackedSet):
         items = [plain(v) for v in value]
         try:
