@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
 from ..journal import CLAIM_FIELD, active_journal
+from ..lanes import LANES_ON
 from .containers import _claimed, adopt, track
 from .ownership import ATOMIC_TYPES, OWNER, _owner
 
@@ -73,7 +74,8 @@ class StateModel(BaseModel):
         cls._nested_fields = tuple(
             name for name, info in cls.model_fields.items() if _may_hold_container(info.annotation, models=True)
         )
-        cls._claims_on_read = len(cls._nested_fields) >= CLAIM_ON_READ_FROM
+        # The `claim_on_read` speed lane (`sandbox.lanes`, `sandbox.state.sharing`): off, every take copies up front.
+        cls._claims_on_read = LANES_ON and len(cls._nested_fields) >= CLAIM_ON_READ_FROM
 
     @model_serializer(mode="wrap")
     def _serialize(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
