@@ -109,7 +109,8 @@ def diff_states(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> State
     for a bounded cost: two lists of scalars that difflib cannot align within
     `_ALIGN_BUDGET` steps are paired by index (`_scalar_list_differences`).
 
-    The walk is the `diff` speed lane (`sandbox.lanes`): with the lanes off, this is `deep_diff_states`.
+    The walk is the `diff` speed lane (`sandbox.lanes`): with the lanes off, this is `deep_diff_states`,
+    which aligns lists however long that takes (so the one exception above does not arise).
     """
     if not LANES_ON:
         return deep_diff_states(expected, actual)
