@@ -14,10 +14,11 @@ Each lane is named in `LANES` below, with the plain path it stands in for.
 from __future__ import annotations
 
 import os
+from types import MappingProxyType
 from typing import Final
 
 #: Every speed lane, by name, with the plain path it stands in for.
-LANES: Final[dict[str, str]] = {
+LANES: Final = MappingProxyType({
     "arguments": "the tool's pydantic argument model validates every call (sandbox.arguments)",
     "parse_brackets": "Python's `ast` reads bracket calls (sandbox.parsing)",
     "parse_json": "json.loads and the repair ladder read JSON calls (sandbox.parsing)",
@@ -30,7 +31,7 @@ LANES: Final[dict[str, str]] = {
                      " model) of an app's top state up front (state.model.own), instead of each as the call"
                      " first reads it, for tops with CLAIM_ON_READ_FROM nested fields or more"
                      " (sandbox.state.sharing)",
-}
+})
 
 _OFF: Final = frozenset({"off", "0", "false", "no"})
 
