@@ -48,7 +48,7 @@ from typing import Any
 from sandbox.bounds import exception_line
 
 from .llm import SdkClients
-from .runner import AgentSpec, Gate, Outcome, Pending, failed_outcome, run_one
+from .worker import AgentSpec, Gate, Outcome, Pending, failed_outcome, run_one
 
 # A pool never has more processes than episodes to run, nor more than this many per CPU this process may
 # use: episodes that wait on an endpoint leave their CPU free, so a pool may well outnumber the cores, but
