@@ -6,6 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from pydantic import ValidationError
+
 from scenarios.banking.family import load_tasks
 from toolworlds.episode_record import EpisodeRecord
 from toolworlds.episode_score import score_episode
@@ -31,6 +34,8 @@ def test_the_episodes_table_is_the_record_plus_the_runs_own_columns() -> None:
     columns = [column.name for column in EpisodeRow.__table__.columns]  # type: ignore[attr-defined]
     assert sorted(columns) == sorted([*EpisodeRecord.model_fields, "id", "run_id", "finished_at", "task_hash",
                                       "tools_hash"])
+    with pytest.raises(ValidationError, match="sucess"):  # a column under a wrong name is refused, not dropped
+        EpisodeRecord.model_validate({**EpisodeRecord.failed("banking/en", "t", "c", "why").model_dump(), "sucess": 1})
 
 
 def test_a_stored_episode_reads_back_as_the_record_its_worker_made(tmp_path: Path) -> None:

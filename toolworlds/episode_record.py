@@ -14,13 +14,17 @@ import json
 from typing import Any
 
 from sqlmodel import SQLModel
+from sqlmodel.main import SQLModelConfig
 
 from sandbox.bounds import printable_json, printable_text
 from sandbox.limits import redacted_copy
 
 
 class EpisodeRecord(SQLModel):
-    """One episode as stored, without the run's own columns (`EpisodeRow` adds those)."""
+    """One episode as stored, without the run's own columns (`EpisodeRow` adds those). A name that is not a
+    field is refused, not dropped: a column written under the wrong name would otherwise go unstored."""
+
+    model_config = SQLModelConfig(extra="forbid")
 
     task_set: str  # e.g. "banking/en"
     task_id: str
