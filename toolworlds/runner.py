@@ -54,7 +54,7 @@ from .worker import (
     transcript_rows,
 )
 
-# The worker half's names, importable from here as they were before the runner was split in two.
+# The driver's names and the worker half's (`toolworlds.worker`), importable from here as before the split.
 __all__ = ["AgentSpec", "Backend", "BackendError", "ConfigMismatch", "EpisodeRecord", "Gate", "Outcome", "Pending",
            "TaskSet", "config_differences", "execute_run", "failed_outcome", "failed_row", "group_data_hash",
            "load_factory", "offered_tools", "open_run", "pending_tasks", "run_config", "run_one", "score_columns",
