@@ -14,17 +14,21 @@ Each lane is named in `LANES` below, with the plain path it stands in for.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Final
 
 #: Every speed lane, by name, with the plain path it stands in for.
-LANES: Final[dict[str, str]] = {
-    "arguments": "the tool's pydantic argument model validates every call (sandbox.arguments)",
-    "parse_brackets": "Python's `ast` reads bracket calls (sandbox.parsing)",
-    "parse_json": "json.loads and the repair ladder read JSON calls (sandbox.parsing)",
+LANES: Final[Mapping[str, str]] = MappingProxyType({
+    "arguments": "the tool's pydantic argument model validates and coerces every call "
+                 "(lane: ArgumentPlan, sandbox.arguments; switched in ToolSpec.fast_arguments)",
+    "parse_brackets": "Python's `ast` and the literals-only walk read every bracket call, and a text is repaired "
+                      "only after they refuse it (lane: _fast_brackets and _sure_repair, "
+                      "sandbox.parsing.fast_lanes; switched in sandbox.parsing.brackets)",
     "dumps": "each model's own pydantic serializer, wrap serializers included (sandbox.dumps)",
     "diff": "deepdiff-semantics walk over the whole state (sandbox.diffing)",
     "claim_on_read": "a fork copies a container on its first write, never by reading (sandbox.state)",
-}
+})
 
 _OFF: Final = frozenset({"off", "0", "false", "no"})
 

@@ -27,6 +27,7 @@ import docstring_parser
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
+from . import lanes
 from .arguments import ArgumentPlan, plan_for
 from .bounds import printable_text, type_name
 from .journal import Journal
@@ -165,8 +166,9 @@ class ToolSpec:
     @functools.cached_property
     def fast_arguments(self) -> ArgumentPlan | None:
         """The fast lane's plan for this tool's arguments (`sandbox.arguments`), read from the
-        argument model on first use; None when a subclass validates its own way."""
-        if type(self).validator is not ToolSpec.validator:
+        argument model on first use; None when a subclass validates its own way, and always None
+        with the speed lanes off (`sandbox.lanes`): then pydantic validates every call."""
+        if not lanes.LANES_ON or type(self).validator is not ToolSpec.validator:
             return None
         return plan_for(self.args_model.__pydantic_core_schema__)
 
