@@ -135,6 +135,12 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
     if _simple_pattern(listed).fullmatch(body) is None:
         # Text with `'Domino's'` comes here on its way to the repair: the scan would decline it too.
         return _scan_brackets(body, limits) if _may_nest_past_pattern(body, listed) else None
+    return _read_tokens(body, listed, limits)
+
+
+def _read_tokens(body: str, listed: bool, limits: InputLimits) -> list[Call] | None:
+    """The calls of text `_simple_pattern(listed)` matched, read token by token (`_TOKENS`); None where the
+    full path would refuse it or words a bound."""
     calls: list[Call] = []
     arguments: dict[str, Any] = {}
     key = ""
