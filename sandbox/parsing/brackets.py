@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import lanes
 from ..bounds import InputLimits
 from ..errors import ParseError
-from .calls import Call
+from .calls import Call, ParsedMessage, _parsed
 from .fast_lanes import _fast_brackets, _sure_repair
 from .grammar import _ast_brackets, _check_items
 from .repairs import _repair
@@ -20,19 +20,20 @@ from .repairs import _repair
 _REPAIR_CHARS = 20_000
 
 
-def read_brackets(body: str, limits: InputLimits) -> tuple[list[Call], tuple[str, ...]]:
-    """The calls of a bracket message and the repairs made to read them; `ParseError` when it does not read."""
+def read_brackets(body: str, limits: InputLimits, notes: tuple[str, ...]) -> ParsedMessage:
+    """The calls of a bracket message, with `notes` and the repairs made to read them; `ParseError` when it does
+    not read."""
     try:
         if body.count(",") > limits.max_items:  # `_check_items`' first test, inline: most messages pass it
             _check_items(body, limits)
         if lanes.LANES_ON:
             calls = _fast_brackets(body, limits)
             if calls is not None:
-                return calls, ()
+                return _parsed(calls, "brackets", notes)
             mended = _sure_repair(body, limits)
             if mended is not None:
-                return mended
-        return _ast_brackets(body, limits), ()
+                return _parsed(mended[0], "brackets", notes + mended[1])
+        return _parsed(_ast_brackets(body, limits), "brackets", notes)
     except ParseError as first_error:
         if first_error.limit is not None or len(body) > _REPAIR_CHARS:
             raise  # a bound, not a typo (or too long to be hand-written): nothing to repair
@@ -45,7 +46,7 @@ def read_brackets(body: str, limits: InputLimits) -> tuple[list[Call], tuple[str
             raise first_error from None
         if not calls:  # a "repair" that leaves nothing to run repaired nothing
             raise first_error
-        return calls, tuple(repairs)
+        return _parsed(calls, "brackets", notes + tuple(repairs))
 
 
 def _parse_brackets(body: str, limits: InputLimits) -> list[Call]:

@@ -123,7 +123,7 @@ _NO_VALUE = object()
 
 def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
     """The calls of `body` when it is in the simple subset, else None (the full path decides)."""
-    if not valid_text(body):
+    if not (body.isascii() or valid_text(body)):  # ASCII text, most of it, is valid without the call
         return None
     listed = body.startswith("[")
     # A failed flat match costs about what a successful one does: text with an object, a second list or an odd

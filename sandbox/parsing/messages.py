@@ -70,8 +70,7 @@ def _parse_message(text: str, limits: InputLimits) -> ParsedMessage:
         calls = _try_json(body, limits)
         if calls is not None:
             return _parsed(calls, "json", notes)
-    calls, repairs = read_brackets(body, limits)
-    return _parsed(calls, "brackets", notes + repairs)
+    return read_brackets(body, limits, notes)
 
 
 def parse_items(text: str, *, limits: InputLimits = DEFAULT_LIMITS) -> list[Call | ParseError]:
