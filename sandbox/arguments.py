@@ -189,7 +189,7 @@ class ArgumentPlan:
         parameters = self.parameters
         total = self.name_chars
         values = len(arguments)
-        lists: dict[str, _Built] = {}  # made empty every call: cheaper than a branch to make it on demand
+        lists: dict[str, _Built] | None = None  # made only for a call passing a list: most calls pass none
         for key, value in arguments.items():
             # The key's type first: no code of the caller's (a key's own `__eq__`) runs during the check,
             # so the arguments cannot change between the check and the copy below.
@@ -205,7 +205,7 @@ class ArgumentPlan:
                 built = parameter.items.build(value, limits)  # type: ignore[union-attr]
                 if built is None:
                     return None
-                lists[key] = built
+                lists = _added(lists, key, built)
                 total += built[3]
                 values += built[4]
                 continue
@@ -233,9 +233,17 @@ class ArgumentPlan:
             kwargs = _in_order(raw, self.defaults)
             if kwargs is None:
                 return None
-        if not lists:
+        if lists is None:
             return raw, kwargs, kwargs
         return _with_lists(raw, kwargs, lists)
+
+
+def _added(lists: dict[str, _Built] | None, key: str, built: _Built) -> dict[str, _Built]:
+    """`lists` with one more built list (a new dict for the first)."""
+    if lists is None:
+        return {key: built}
+    lists[key] = built
+    return lists
 
 
 def _with_lists(raw: dict[str, Any], kwargs: dict[str, Any], lists: dict[str, _Built]
