@@ -14,14 +14,17 @@ Each lane is named in `LANES` below, with the plain path it stands in for.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
 #: Every speed lane, by name, with the plain path it stands in for.
-LANES: Final = MappingProxyType({
-    "arguments": "the tool's pydantic argument model validates every call (sandbox.arguments)",
-    "parse_brackets": "Python's `ast` reads bracket calls (sandbox.parsing)",
-    "parse_json": "json.loads and the repair ladder read JSON calls (sandbox.parsing)",
+LANES: Final[Mapping[str, str]] = MappingProxyType({
+    "arguments": "the tool's pydantic argument model validates and coerces every call "
+                 "(lane: ArgumentPlan, sandbox.arguments; switched in ToolSpec.fast_arguments)",
+    "parse_brackets": "Python's `ast` and the literals-only walk read every bracket call, and a text is repaired "
+                      "only after they refuse it (lane: _fast_brackets and _sure_repair, "
+                      "sandbox.parsing.fast_lanes; switched in sandbox.parsing.brackets)",
     "dumps": "each model class's own pydantic serializer, its wrap serializers included, dumps every"
              " model (`model_dump(mode='json')`), instead of one built without its idle wrap serializers"
              " (sandbox.dumps)",

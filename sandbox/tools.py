@@ -27,6 +27,7 @@ import docstring_parser
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
+from . import lanes
 from .arguments import ArgumentPlan, plan_for
 from .bounds import printable_text, type_name
 from .journal import Journal
@@ -163,12 +164,18 @@ class ToolSpec:
         return self.arguments.model.__pydantic_validator__
 
     @functools.cached_property
-    def fast_arguments(self) -> ArgumentPlan | None:
-        """The fast lane's plan for this tool's arguments (`sandbox.arguments`), read from the
-        argument model on first use; None when a subclass validates its own way."""
+    def argument_plan(self) -> ArgumentPlan | None:
+        """The `arguments` speed lane's plan for this tool (`sandbox.arguments`), read from the argument
+        model on first use, whether the lanes are on or not; None when a subclass validates its own way."""
         if type(self).validator is not ToolSpec.validator:
             return None
         return plan_for(self.args_model.__pydantic_core_schema__)
+
+    @functools.cached_property
+    def fast_arguments(self) -> ArgumentPlan | None:
+        """The plan calls take (`argument_plan`); always None with the speed lanes off (`sandbox.lanes`),
+        so pydantic validates and coerces every call."""
+        return self.argument_plan if lanes.LANES_ON else None
 
     @functools.cached_property
     def read_journal(self) -> Journal:
