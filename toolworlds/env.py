@@ -264,7 +264,8 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
     def _catch_up(self) -> None:
         """The conversation's new messages, as the chat API is sent them in the episode's protocol."""
         messages = self._episode.messages
-        self._messages.extend(api_message(message, self._protocol) for message in messages[self._seen:])
+        protocol = self._protocol
+        self._messages += [api_message(message, protocol) for message in messages[self._seen:]]
         self._seen = len(messages)
 
     def _observed(self) -> tuple[dict[str, Any], dict[str, Any]]:
