@@ -32,7 +32,13 @@ class SimClock:
         return self._now
 
     def set(self, moment: _dt.datetime) -> None:
+        """Make `moment` now, earlier or later: how the world puts its clock back when a call fails or a
+        snapshot is restored (the moment read by `now()` before the call, or kept in the snapshot)."""
         self._now = moment
+
+    def step(self) -> None:
+        """Move on by the per-call tick: the world does this after each call it records (when `tick` is set)."""
+        self._now += self.tick
 
     def copy(self) -> SimClock:
         new = object.__new__(SimClock)
