@@ -149,7 +149,7 @@ class App(Generic[S]):
         nested fields (`CLAIM_ON_READ_FROM`): they are claimed as the call reads them (`claim_on_read`),
         since a call reads one or two of a state's collections, and each field claimed is one to
         compare and give back at the call's end (`Journal.release`, which also puts the top's class
-        back: `_released`). Every other take claims every field now: after a restore or a release, a
+        back: `top_released`). Every other take claims every field now: after a restore or a release, a
         copy no longer costs a release, so claiming on read would cost more than the copies it saves;
         outside a call, no journal would put the class back."""
         shared, original = self._shared, self._state
@@ -174,7 +174,7 @@ class App(Generic[S]):
         if claims is not None:
             claims.append((CLAIM_TOP, self, None, mine, original))
 
-    def _released(self, mine: S, original: S | None) -> None:
+    def top_released(self, mine: S, original: S | None) -> None:
         """A call's release (`Journal.release`) gave back the shared `original` of the top copy `mine`, or
         (None) some of its fields, or (`mine`) nothing though `mine` still claims fields on read. A top
         claiming on read (`claim_on_read`) gets its class back; the fields it did not claim stay shared."""
@@ -216,7 +216,8 @@ class App(Generic[S]):
         the rest. A benchmark that records part of an app's state as its end state, such as ACEBench,
         would otherwise dump a travel app's flights to keep its reservations."""
         if fields is None:
-            return plain(self._state)
+            data: dict[str, Any] = plain(self._state)
+            return data
         data = plain_fields(self._state, fields)
         return {name: data[name] for name in fields if name in data}
 

@@ -16,7 +16,7 @@ every copy it made that it never changed is swapped back for the shared original
 world keeps only the copies it needed (a call that reads two contacts to send a message
 keeps neither). A copy changed in place is named by the journal's entries; every other is
 compared with its original, item by item, so a write that went past the journal is kept too.
-The release also ends that call's claiming on read (`App._released`): each top copy it took
+The release also ends that call's claiming on read (`App.top_released`): each top copy it took
 gets its own class back.
 
 A container that a call copied from a shared original (a claim) and then changes as a whole (a
@@ -338,11 +338,11 @@ class Journal:
                     differ.add(id(parent))
         for _, app, _, mine, original in tops:
             if mine is not original and id(mine) not in differ and not _differs(mine, original, differ):
-                app._released(mine, original)
+                app.top_released(mine, original)
             elif id(mine) in opened:
-                app._released(mine, None)
+                app.top_released(mine, None)
             elif type(mine)._tw_real is not None:  # still claiming on read (`claim_on_read`): some fields unread
-                app._released(mine, mine)
+                app.top_released(mine, mine)
         # A top claiming on read holds this list in its generation; emptied, it keeps no copy alive.
         claims.clear()
 

@@ -153,12 +153,17 @@ class World:
         for name, app_config in config.items():
             self._apps[name].load(app_config)
 
+    @property
+    def ids(self) -> Mapping[str, int]:
+        """The per-world id counters (`next_id`): each kind's next value, read-only."""
+        return MappingProxyType(self._ids)
+
     def next_id(self, kind: str, start: int = 1) -> int:
         """The next value of a per-world counter; undone if the calling tool fails."""
         ids = self._ids
         if getattr(ids, OWNER) is not _OWN:  # shared with a fork: this world's first count takes its own copy
             ids = self._ids = _own_ids(TrackedDict(ids))
-        value = ids.get(kind, start)
+        value: int = ids.get(kind, start)
         ids[kind] = value + 1
         return value
 
