@@ -21,7 +21,7 @@ from .app import App
 from .bounds import DEFAULT_LIMITS, InputLimits, LimitExceeded, exception_line, printable_text, type_name, valid_text
 from .calllog import CallError, CallLog, CallRecord
 from .clock import DEFAULT_START, SimClock
-from .diffing import diff_states
+from .diffing import StateDiff, diff_states
 from .dumps import SERIALIZER_ATTRIBUTE
 from .errors import ParseError, ToolError
 from .journal import Journal
@@ -35,6 +35,8 @@ from .state import OWNER, StateModel, TrackedDict, plain
 from .tools import Coercion, ToolSpec, describe_validation_error
 
 A = TypeVar("A", bound=App[Any])
+Prepared = tuple[ToolSpec, Any, dict[str, Any], dict[str, Any]]
+"""A call ready to run: its tool, its arguments as logged, the tool's keyword arguments, the validated arguments."""
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,7 @@ class World:
         """The whole state, JSON-ready, keyed by app name."""
         return {name: app.dump() for name, app in self._apps.items()}
 
-    def diff(self, expected: Mapping[str, Any]) -> Any:
+    def diff(self, expected: Mapping[str, Any]) -> StateDiff:
         """Field-level differences between `expected` and the current state (exact mode)."""
         return diff_states(expected, self.state())
 
@@ -225,7 +227,7 @@ class World:
         except Exception as exc:  # the engine's own failure (formatting, recording): still a record
             return self._failed(name, exc)
 
-    def _prepare(self, name: Any, arguments: Any) -> CallRecord | tuple[ToolSpec, Any, dict[str, Any], dict[str, Any]]:
+    def _prepare(self, name: object, arguments: object) -> CallRecord | Prepared:
         """The full path to a call's (tool, logged arguments, keyword arguments, validated arguments), or the
         record of its refusal: an unknown tool, arguments that are not an object, past a limit or invalid."""
         if arguments is None:
@@ -281,10 +283,10 @@ class World:
             return [self._record_error(None, None, shown, error)]
         except Exception as exc:
             return [self._failed(None, exc)]
-        return [self.call(item.name, item.arguments) if type(item) is Call
-                else self._unreadable(item) for item in items]
+        return [self._unreadable(item) if isinstance(item, ParseError) else self.call(item.name, item.arguments)
+                for item in items]
 
-    def _unreadable(self, error: Any) -> CallRecord:
+    def _unreadable(self, error: ParseError) -> CallRecord:
         """The record of one call of a message that could not be read (the rest of it was)."""
         try:
             return self._record_error(None, None, None, CallError("parse_error", error.message))
@@ -367,7 +369,7 @@ class World:
 
     # -- internals ---------------------------------------------------------------------
 
-    def _resolve(self, name: Any) -> ToolSpec | None:
+    def _resolve(self, name: object) -> ToolSpec | None:
         if type(name) is not str or len(name) > self.limits.max_name_chars:
             return None
         spec = self._tools.get(name)
@@ -378,7 +380,7 @@ class World:
                 return None
         return spec
 
-    def _shown_name(self, name: Any) -> str:
+    def _shown_name(self, name: object) -> str:
         """A tool name as the log can hold it: text, bounded, valid Unicode."""
         if type(name) is not str:
             return f"<{type_name(name)}>"
@@ -386,7 +388,7 @@ class World:
         shown = name if len(name) <= limit else name[:limit] + "..."
         return shown if valid_text(shown) else printable_text(shown)
 
-    def _unknown(self, name: Any) -> CallError:
+    def _unknown(self, name: object) -> CallError:
         shown = self._shown_name(name)
         message = f"unknown tool {shown!r}"
         if type(name) is not str:
@@ -406,7 +408,7 @@ class World:
                           f"(limit {exc.limit})", (exc.details(),))
         return self._record_error(spec.name, spec.app, raw, error)
 
-    def _failed(self, name: Any, exc: Exception) -> CallRecord:
+    def _failed(self, name: object, exc: Exception) -> CallRecord:
         """The record of a call the engine itself could not handle; built from nothing the caller sent but
         the name, so it cannot fail the same way. Nothing ran, so there is nothing to undo."""
         error = CallError("internal_error", f"the world could not handle this call: {exception_line(exc)}")
