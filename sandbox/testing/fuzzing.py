@@ -578,11 +578,11 @@ def _count(report: FuzzReport, index: int, operation: Operation, records: list[C
         report.slow += 1
         report.note(f"#{index} {operation.kind} {records[0].tool}: {spent:.0f} ms of CPU")
     for record in records:
-        outcome = "ok" if record.error is None else (
-            record.error.type if record.error.type in _MALFORMED else "refused")
+        error = record.error
+        outcome = "ok" if error is None else (error.type if error.type in _MALFORMED else "refused")
         report.outcomes[outcome] += 1
-        if outcome == "internal_error":
-            report.note(f"#{index} {record.tool}: {record.error.message}")  # type: ignore[union-attr]
+        if error is not None and outcome == "internal_error":
+            report.note(f"#{index} {record.tool}: {error.message}")
         if not storable(record):
             report.unstorable += 1
             report.note(f"#{index} {record.tool}: record cannot be stored")
