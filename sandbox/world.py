@@ -189,7 +189,7 @@ class World:
             # A read-only journal holds nothing (it refuses the first write), so each tool has one for all its calls.
             journal = Journal(spec.name, False) if spec.mutates else spec.read_journal
             clock, rng = self.clock, self.rng
-            now, draws = clock.now(), rng.draws
+            now, draws = clock.moment, rng.draws
             token = begin_journal(journal)
             try:
                 result = spec.function(app, **kwargs)
@@ -328,7 +328,7 @@ class World:
         setattr(counters, OWNER, None)
         return Snapshot(
             states=MappingProxyType({name: app.share_state() for name, app in self._apps.items()}),
-            now=self.clock.now(),
+            now=self.clock.moment,
             draws=self.rng.draws,
             ids=MappingProxyType(counters),
             log=self.log,
@@ -428,7 +428,7 @@ class World:
         """Record a call that was refused or failed: no result, the state unchanged. `now` is the moment the
         call began (a failed tool may have moved the clock before its undo), else the clock's."""
         clock = self.clock
-        record = self.log.add(tool, app, arguments, validated, None, error, False, clock.now() if now is None else now)
+        record = self.log.add(tool, app, arguments, validated, None, error, False, clock.moment if now is None else now)
         if clock.tick:
             clock.step()
         return record
