@@ -72,11 +72,12 @@ class ToolArguments:
     @functools.cached_property
     def model(self) -> type[BaseModel]:
         assert self._fields is not None  # set whenever the model was not given
-        return create_model(
+        model: type[BaseModel] = create_model(
             f"{self._name}_arguments",
             __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
             **self._fields,  # type: ignore[call-overload]
         )
+        return model
 
     @functools.cached_property
     def schema(self) -> dict[str, Any]:
@@ -274,9 +275,9 @@ def _field_info(annotation: Any, default: Any, doc: str | None) -> FieldInfo:
         isinstance(meta, FieldInfo) and meta.description
         for meta in getattr(annotation, "__metadata__", ())
     )
-    if doc and not described:
-        return Field(default, description=doc)
-    return Field(default)
+    # `Field` is typed to return Any (so that it can stand as any field's default); it builds a FieldInfo.
+    info: FieldInfo = Field(default, description=doc) if doc and not described else Field(default)
+    return info
 
 
 def _description(doc: docstring_parser.Docstring) -> str:
@@ -306,7 +307,7 @@ def parameters_schema(args_model: type[BaseModel]) -> dict[str, Any]:
     """
     raw = args_model.model_json_schema()
     defs = raw.pop("$defs", {})
-    schema = _clean(_inline(raw, defs, ()))
+    schema: dict[str, Any] = _clean(_inline(raw, defs, ()))
     schema.setdefault("properties", {})
     schema.setdefault("required", [])
     schema["additionalProperties"] = False
