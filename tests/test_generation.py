@@ -24,10 +24,12 @@ from scenarios.registry import family
 from toolworlds.agents import NoisyAgent, OracleAgent
 from toolworlds.cli import app
 from toolworlds.episodes import run_episode
+from toolworlds.generation import family_of
 from toolworlds.prebuilt import TaskWorlds
 
 runner = CliRunner()
 GENERATORS = {name: family(name).generator for name in ("banking", "acebench", "todo", "apibank")}
+TODO_WORLD = "world:scenarios.todo.app:todo_world"  # the to-do world as any user's world (its own words: TASK_PHRASES)
 
 
 def _generator(name: str):  # type: ignore[no-untyped-def]
@@ -37,7 +39,7 @@ def _generator(name: str):  # type: ignore[no-untyped-def]
 
 
 def _solved(name: str, path: Path, lang: str) -> list[bool]:
-    entry = family(name)
+    entry = family_of(name)
     loaded = entry.tasks(TaskQuery(lang=lang, data=path))
     assert not loaded.problems
     scorer = episode_scorer(name)
@@ -48,12 +50,12 @@ def _solved(name: str, path: Path, lang: str) -> list[bool]:
     return results
 
 
-@pytest.mark.parametrize("name", sorted(GENERATORS))
+@pytest.mark.parametrize("name", [*sorted(GENERATORS), TODO_WORLD])
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**31), difficulty=st.sampled_from(sorted(LEVELS)), pick=st.integers(0, 1))
 def test_every_generated_task_is_solvable_and_deterministic(name: str, seed: int, difficulty: int, pick: int,
                                                             tmp_path_factory: pytest.TempPathFactory) -> None:
-    generator = _generator(name)
+    generator = family_of(name).generator()  # type: ignore[misc]
     lang = generator.languages[pick % len(generator.languages)]
     first = generate(generator, 6, seed=seed, difficulty=difficulty, lang=lang)
     again = generate(generator, 6, seed=seed, difficulty=difficulty, lang=lang)
@@ -92,18 +94,38 @@ def test_levels_grow_in_state_changing_calls_and_the_top_one_has_special_cases()
     assert means == sorted(means) and means[0] < means[-1]
 
 
-def test_special_cases_are_scored_as_acebench_scores_them(tmp_path: Path) -> None:
-    made = generate(_generator("banking"), 40, seed=5, difficulty=5, lang="zh")
-    path = tmp_path / "t.jsonl"
-    made.write(path)
-    tasks = [t for t in family("banking").tasks(TaskQuery(lang="zh", data=path)).tasks if t.special]
-    assert tasks
-    scorer = episode_scorer("banking")
-    for task in tasks:
-        assert task.single_reply and "Missing necessary parameters" in (task.system_prompt or "")
-        world = task.world()
-        assert scorer(task, world, [task.paths[0][0]], "exact").success
-        assert not scorer(task, world, ["[transfer(customer_id='C001')]"], "exact").success
+@pytest.mark.parametrize(("name", "wrong"), [("banking", "[transfer(customer_id='C001')]"),
+                                            ("todo", "[add_task(title='x')]"),
+                                            (TODO_WORLD, "[add_task(title='x')]"),
+                                            ("world:library_example:library_world", "[add_book(title='x')]")])
+def test_special_cases_are_scored_as_acebench_scores_them(name: str, wrong: str, tmp_path: Path) -> None:
+    from tests.worlds import docs_example
+
+    docs_example()  # the library world of docs/testing.md, importable as library_example
+    entry = family_of(name)
+    assert entry.generator is not None
+    for lang in ("en", "zh"):
+        made = generate(entry.generator(), 60, seed=5, difficulty=5, lang=lang)
+        path = tmp_path / f"t{lang}.jsonl"
+        made.write(path)
+        tasks = [t for t in entry.tasks(TaskQuery(lang=lang, data=path)).tasks if t.special]
+        assert tasks and {t.category for t in tasks} <= set(SPECIAL_CATEGORIES)
+        scorer = episode_scorer(name)
+        for task in tasks:
+            assert task.single_reply and "Missing necessary parameters" in (task.system_prompt or "")
+            world = task.world()
+            assert scorer(task, world, [task.paths[0][0]], entry.end_state_mode).success  # type: ignore[arg-type]
+            assert not scorer(task, world, [wrong], entry.end_state_mode).success  # type: ignore[arg-type]
+        assert all(r["category"] == "multi_step" for r in generate(entry.generator(), 30, seed=5, difficulty=4,
+                                                                   lang=lang).records)
+
+
+def test_every_special_category_comes_from_todo_and_from_a_users_world() -> None:
+    for name in ("todo", TODO_WORLD):
+        generator = family_of(name).generator()  # type: ignore[misc]
+        for lang in ("en", "zh"):
+            made = generate(generator, 400, seed=0, difficulty=5, lang=lang)
+            assert {r["category"] for r in made.records} == {"multi_step", *SPECIAL_CATEGORIES}, (name, lang)
 
 
 def test_generate_refuses_what_it_cannot_give() -> None:

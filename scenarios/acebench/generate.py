@@ -29,7 +29,7 @@ from typing import Any
 
 from sandbox import Call
 
-from ..generation import Candidate, one_message
+from ..generation import SPECIAL_SHARE, Candidate, one_message, special_category
 from .defaults import food_state, travel_state
 from .generated import AceFormatGenerator
 from .phrases import PAYMENT, PHRASES, QUANTITIES, ZH_COMMA, ZH_QUESTION, ZH_STOP
@@ -38,7 +38,6 @@ from .texts import texts_for
 from .world import acebench_world
 
 VERSION = "1"
-SPECIAL_SHARE = 0.05
 PEOPLE = ("Eve", "Frank", "Grace")  # in every app's data: contacts, food users, travellers
 CONTACTS = ("Eve", "Frank", "Grace", "Helen", "Isaac", "Jack")
 EARLIEST = (3, 6, 2, 5, 1, 4)  # the inbox's messages from the earliest, by their dates
@@ -272,20 +271,18 @@ def _special(draft: _Draft) -> Candidate:
     to = rng.choice([c for c in CONTACTS if c != draft.me])
     said, _ = _when(rng, draft.lang)
     title, _ = rng.choice(REMINDER_TEXTS[draft.lang])
-    roll = rng.random()
-    if roll < 0.4:
-        category = "special_incomplete"
+    category = special_category(rng, 0.4, 0.7)
+    if category == "special_incomplete":
         if rng.random() < 0.5:
             request, answer, apps = draft.say("incomplete_send", to=to), {"send_message": ["message"]}, ["MessageApi"]
         else:
             request, answer, apps = draft.say("incomplete_remind", when=said), {"add_reminder": ["title"]}, \
                 ["ReminderApi"]
-    elif roll < 0.7:
-        category = "special_error_param"
+    elif category == "special_error_param":
         bad = rng.choice(("2024-13-05 09:00", "2024-02-30 10:00", "2024-07-32 08:30", "2024-06-31 18:00"))
         request, answer, apps = draft.say("error_remind", title=title, bad=bad), {"time": [bad]}, ["ReminderApi"]
     else:
-        category, request, answer = "special_irrelevant", draft.say("irrelevant"), {}
+        request, answer = draft.say("irrelevant"), {}
         apps = [rng.choice(APPS)]
     draft.requests = [request]
     return Candidate(category, draft.question(), ("BaseApi", *apps), {"BaseApi": {"wifi": True, "logged_in": True}},

@@ -32,13 +32,12 @@ from typing import Any
 from sandbox import Call
 
 from ..acebench.generated import AceFormatGenerator
-from ..generation import Candidate, one_message
+from ..generation import SPECIAL_SHARE, Candidate, one_message, special_category
 from . import rules
 from .phrases import KINDS, NAMES, PHRASES, TERMS, ZH_COMMA, ZH_QUESTION, ZH_STOP
 from .world import banking_world
 
 VERSION = "1"
-SPECIAL_SHARE = 0.05
 TODAY = dt.date(2024, 7, 14)  # the simulated clock's first day
 _WORDS = ("sunny", "river", "maple", "tiger", "lotus", "amber", "cedar", "pearl", "comet", "olive")
 _ON: Mapping[str, bool] = MappingProxyType({"wifi": True, "logged_in": True})
@@ -325,10 +324,10 @@ def _special(draft: _Draft) -> Candidate:
     own = draft.mine()
     source = rng.choice(own)
     other = rng.choice([a for a in own if a is not source])
-    category, answer, request = "special_irrelevant", {}, draft.say("irrelevant", pw=me.password)
-    roll = rng.random()
-    if roll < 0.45:
-        category = "special_incomplete"
+    answer: Mapping[str, Any] = {}
+    request = draft.say("irrelevant", pw=me.password)  # drawn before the category, as always
+    category = special_category(rng, 0.45, 0.75)
+    if category == "special_incomplete":
         kind = rng.choice(("incomplete_amount", "incomplete_payee", "incomplete_term"))
         payee = next(p.name for p in draft.bank.people if p.cid != me.cid)
         values = {"src": draft.name_of(source), "dst": draft.name_of(other), "acct": draft.name_of(source),
@@ -338,8 +337,7 @@ def _special(draft: _Draft) -> Candidate:
         request = draft.say(kind, **values)
         answer = {"apply_loan": ["term_months"]} if kind == "incomplete_term" else \
             {"transfer": ["to_account_id" if kind == "incomplete_payee" else "amount"]}
-    elif roll < 0.75:
-        category = "special_error_param"
+    elif category == "special_error_param":
         if rng.random() < 0.5:
             month = f"2024-{rng.choice(('13', '14', '00'))}"
             request, answer = draft.say("error_month", acct=draft.name_of(source), month=month), {"month": [month]}
