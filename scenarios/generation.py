@@ -317,6 +317,21 @@ def one_request(requests: Sequence[str], lang: str, rng: random.Random, identity
     (the last one "Finally," when there are three or more; only connectors saying "after that" when
     `ordered`), "Please" or 请 now and then, after who they are. Every request's words are kept whole:
     nothing a task needs is dropped."""
+    groups = _sentences(requests, lang, rng)
+    pool = (IN_ORDER if ordered else OPENERS)[lang]
+    openers = rng.sample(pool, len(pool)) * 2  # a second round for the longest requests
+    sentences = [_opening(groups[0], lang, rng, zh_direct)]
+    for index, text in enumerate(groups[1:], start=1):
+        opener = rng.choice(LAST[lang]) if index == len(groups) - 1 and len(groups) > 2 else openers.pop()
+        sentences.append(opener + ("" if lang == "zh" else " ") + text)
+    if lang == "zh":
+        return identity + "".join(s + ("" if s.endswith(ZH_ENDS) else "。") for s in sentences)
+    body = " ".join(s[0].upper() + s[1:] + ("" if s.endswith((".", "!", "?")) else ".") for s in sentences)
+    return (identity + " " if identity else "") + body
+
+
+def _sentences(requests: Sequence[str], lang: str, rng: random.Random) -> list[str]:
+    """The requests as sentences: now and then two neighbours in one ("X, and then Y"), never a question."""
     groups: list[list[str]] = []
     for request in requests:
         last = groups[-1] if groups else None
@@ -325,25 +340,14 @@ def one_request(requests: Sequence[str], lang: str, rng: random.Random, identity
             last.append(request)
         else:
             groups.append([request])
-    pool = (IN_ORDER if ordered else OPENERS)[lang]
-    openers = rng.sample(pool, len(pool)) * 2  # a second round for the longest requests
-    sentences: list[str] = []
-    for index, group in enumerate(groups):
-        text = group[0] + "".join(rng.choice(JOINERS[lang]) + more for more in group[1:])
-        if index == 0:
-            if lang == "zh" and not text.startswith((*zh_direct, ZH_QUOTE)) and not text.endswith(ASKS):
-                text = "请" + text
-            elif lang == "en" and text[0].islower() and not text.endswith(ASKS) and rng.random() < 0.5:
-                text = "please " + text
-        else:
-            opener = rng.choice(LAST[lang]) if index == len(groups) - 1 and len(groups) > 2 else openers.pop()
-            text = opener + ("" if lang == "zh" else " ") + text
-        sentences.append(text)
+    return [group[0] + "".join(rng.choice(JOINERS[lang]) + more for more in group[1:]) for group in groups]
+
+
+def _opening(text: str, lang: str, rng: random.Random, zh_direct: tuple[str, ...]) -> str:
+    """The first sentence, with 请 when it does not start as one speaks directly, or now and then "Please"."""
     if lang == "zh":
-        body = "".join(s + ("" if s.endswith(ZH_ENDS) else "。") for s in sentences)
-        return identity + body
-    body = " ".join(s[0].upper() + s[1:] + ("" if s.endswith((".", "!", "?")) else ".") for s in sentences)
-    return (identity + " " if identity else "") + body
+        return text if text.startswith((*zh_direct, ZH_QUOTE)) or text.endswith(ASKS) else "请" + text
+    return "please " + text if text[0].islower() and not text.endswith(ASKS) and rng.random() < 0.5 else text
 
 
 def special_problem(category: str, answer: Mapping[str, Any], functions: Sequence[Mapping[str, Any]]) -> str:
