@@ -33,7 +33,18 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .jsonlines import DataFileError, decoded_lines, read_bytes
-from .request_phrases import ASKS, IN_ORDER, JOINERS, LAST, OPENERS, ZH_ENDS, ZH_QUOTE
+from .request_phrases import (
+    ASKS,
+    IN_ORDER,
+    JOINERS,
+    LAST,
+    OPENERS,
+    ZH_AFTER,
+    ZH_AGAIN,
+    ZH_ENDS,
+    ZH_NOT_AFTER_AGAIN,
+    ZH_QUOTE,
+)
 
 if TYPE_CHECKING:
     from sandbox import Call, World
@@ -340,7 +351,12 @@ def _sentences(requests: Sequence[str], lang: str, rng: random.Random) -> list[s
             last.append(request)
         else:
             groups.append([request])
-    return [group[0] + "".join(rng.choice(JOINERS[lang]) + more for more in group[1:]) for group in groups]
+    return [group[0] + "".join(_joiner(rng.choice(JOINERS[lang]), more) + more for more in group[1:])
+            for group in groups]
+
+
+def _joiner(drawn: str, following: str) -> str:
+    return ZH_AFTER if drawn == ZH_AGAIN and following.startswith(ZH_NOT_AFTER_AGAIN) else drawn
 
 
 def _opening(text: str, lang: str, rng: random.Random, zh_direct: tuple[str, ...]) -> str:

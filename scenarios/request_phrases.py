@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 JOINERS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "en": (", and ", " and then ", ", then ", " and "), "zh": ("，再", "，然后", "，接着", "，并且"),
+    "en": (", and ", " and then ", ", then ", " and "), "zh": ("，再", "，随后", "，并且"),
 })
 IN_ORDER: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "en": ("Then", "After that,", "Once that's done,", "Next,"), "zh": ("然后", "之后", "接下来", "接着"),
@@ -22,3 +22,5 @@ LAST: Mapping[str, tuple[str, ...]] = MappingProxyType({
 ASKS = ("?", "？")
 ZH_ENDS = ("？", "！")
 ZH_QUOTE = "“"
+ZH_NOT_AFTER_AGAIN = ("我", "再", "也", "“")  # what reads wrong after 再 (ZH_AGAIN): ZH_AFTER joins those
+ZH_AGAIN, ZH_AFTER = "，再", "，随后"

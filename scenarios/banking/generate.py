@@ -10,7 +10,8 @@ and kind follow the difficulty level (`scenarios.generation.LEVELS`):
 3. a request whose later call needs an earlier call's output (a new account's number, a loan's
    number and first installment, a balance to move whole) and another request;
 4. as 3 with one request more, on a phone whose Wi-Fi is off or which is logged out (the
-   instruction does not say), with the messaging or reminder tools offered beside the bank's;
+   instruction does not say), with the messaging or reminder tools offered beside the bank's; the
+   requests written as one message (`scenarios.generation.one_request`);
 5. two requests of the kind of 3 and three more, as 4; one candidate in twenty is instead an ACEBench special case (an
    amount, payee account or loan term missing; a month or date that does not exist; a request no
    tool serves).
@@ -32,12 +33,13 @@ from typing import Any
 from sandbox import Call
 
 from ..acebench.generated import AceFormatGenerator
-from ..generation import SPECIAL_SHARE, Candidate, one_message, special_category
+from ..generation import SPECIAL_SHARE, Candidate, one_message, one_request, special_category
 from . import rules
 from .phrases import KINDS, NAMES, PHRASES, TERMS, ZH_COMMA, ZH_QUESTION, ZH_STOP
 from .world import banking_world
 
-VERSION = "1"
+VERSION = "2"  # levels 4 and 5 written as one message; 1 to 3 give the bytes of version 1 (`STREAM`)
+STREAM = "1"
 TODAY = dt.date(2024, 7, 14)  # the simulated clock's first day
 _WORDS = ("sunny", "river", "maple", "tiger", "lotus", "amber", "cedar", "pearl", "comet", "olive")
 _ON: Mapping[str, bool] = MappingProxyType({"wifi": True, "logged_in": True})
@@ -313,6 +315,8 @@ class _Draft:
 
     def question(self) -> str:
         identity = self.say("identity", name=self.me.name, cid=self.me.cid, pw=self.me.password)
+        if self.difficulty >= 4:
+            return one_request(self.requests, self.lang, self.rng, identity)
         return one_message(identity, self.requests, self.lang, self.rng, self.phrases["then"], zh_direct=("我",),
                            zh_question=ZH_QUESTION, zh_comma=ZH_COMMA, zh_stop=ZH_STOP)
 
@@ -349,4 +353,4 @@ def _special(draft: _Draft) -> Candidate:
                      special=answer)
 
 
-GENERATOR = AceFormatGenerator("banking", VERSION, banking_world, _Draft, _special, SPECIAL_SHARE)
+GENERATOR = AceFormatGenerator("banking", VERSION, banking_world, _Draft, _special, SPECIAL_SHARE, stream=STREAM)
