@@ -12,8 +12,8 @@ paraphrases with `{parameter}` slots), else a drawn frame around the docstring's
 arguments' descriptions (`any_world_phrases`); an entity is named by its title or name when it has one
 (so the agent looks its id up, with the world's listing tool, which the gold path calls first).
 
-Levels: the number of state-changing calls is the level; from 2 on, entities are named, not
-numbered; at 5 one candidate in twenty is one of ACEBench's special cases (a call's required text or
+Levels: the number of state-changing calls is the level (6 at level 5); from 2 on, entities are named,
+not numbered; at 5 one candidate in twenty is one of ACEBench's special cases (a call's required text or
 number left unsaid, an impossible date for a date parameter, a request no tool serves), scored by its
 one reply as banking's are. Needs the `testing` extra (hypothesis), as the kit does.
 """
@@ -28,6 +28,7 @@ import string
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal
 
 from sandbox import Call, World
@@ -43,6 +44,9 @@ PREFIX = "world:"
 VERSION = "2"
 LANGUAGES = ("en", "zh")
 NAME_FIELDS = ("title", "name", "user_name", "product", "label")
+# State-changing calls per level; 5 has two more than 4, so the noisy agent, which passes the special
+# cases, still does worse there.
+CALLS = MappingProxyType({1: 1, 2: 2, 3: 3, 4: 4, 5: 6})
 PHRASEBOOK = "TASK_PHRASES"  # the factory module's own words for its tools: {lang: {tool: (paraphrase, ...)}}
 _UNSET = object()
 Phrasebook = Mapping[str, Mapping[str, tuple[str, ...]]]
@@ -113,7 +117,7 @@ class WorldGenerator:
             candidate = draft.special() if special else draft.write()
             if candidate is not None:
                 return candidate
-        raise LookupError(f"{self.path}: no {difficulty} state-changing calls in a row succeed in its world")
+        raise LookupError(f"{self.path}: no {CALLS[difficulty]} state-changing calls in a row succeed in its world")
 
     def world(self, candidate: Candidate, lang: str) -> World:
         return self.factory()(seed=0)
@@ -149,7 +153,7 @@ class _Draft:
     def write(self) -> Candidate | None:
         if not self.writers:
             return None
-        while len(self.calls) < self.difficulty:
+        while len(self.calls) < CALLS[self.difficulty]:
             if not any(self.step() for _ in range(30)):
                 return None
         messages: list[tuple[Call, ...]] = [(call,) for call in self.calls]

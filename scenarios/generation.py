@@ -38,6 +38,7 @@ from .request_phrases import (
     IN_ORDER,
     JOINERS,
     LAST,
+    NOT_VERBS,
     OPENERS,
     ZH_AFTER,
     ZH_AGAIN,
@@ -362,8 +363,10 @@ def _joiner(drawn: str, following: str) -> str:
 def _opening(text: str, lang: str, rng: random.Random, zh_direct: tuple[str, ...]) -> str:
     """The first sentence, with 请 when it does not start as one speaks directly, or now and then "Please"."""
     if lang == "zh":
-        return text if text.startswith((*zh_direct, ZH_QUOTE)) or text.endswith(ASKS) else "请" + text
-    return "please " + text if text[0].islower() and not text.endswith(ASKS) and rng.random() < 0.5 else text
+        direct = text.startswith((*zh_direct, ZH_QUOTE)) or text[0].isdigit() or text.endswith(ASKS)
+        return text if direct else "请" + text
+    verb = text[0].islower() and not text.startswith(NOT_VERBS) and not text.endswith(ASKS)
+    return "please " + text if verb and rng.random() < 0.5 else text
 
 
 def special_problem(category: str, answer: Mapping[str, Any], functions: Sequence[Mapping[str, Any]]) -> str:

@@ -24,3 +24,4 @@ ZH_ENDS = ("？", "！")
 ZH_QUOTE = "“"
 ZH_NOT_AFTER_AGAIN = ("我", "再", "也", "“")  # what reads wrong after 再 (ZH_AGAIN): ZH_AFTER joins those
 ZH_AGAIN, ZH_AFTER = "，再", "，随后"
+NOT_VERBS = ("the ", "my ", "a ", "an ", "i ", "'")  # a request opening so takes no "please"
