@@ -25,15 +25,15 @@ PHRASES: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType({
                   "use my food delivery account (password {pw}) to order {items} from {shop}"),
         "order_more": ("also order {items} from {shop}", "get {items} from {shop} too"),
         "order_cheap_more": ("get {qty} of the cheapest thing at {shop} as well",),
-        "order_cheap": ("order the cheapest thing on {shop}'s menu, {qty} of it (food app password {pw})",
+        "order_cheap": ("order the cheapest thing on the {shop} menu, {qty} of it (food app password {pw})",
                         "get me {qty} of whatever is cheapest at {shop}; my food platform password is {pw}"),
-        "book": ("book flight {flight} in {cabin} with {bags} checked bags, paid by {pay} (user id {uid}, "
+        "book": ("book flight {flight} in {cabin} with {bags}, paid by {pay} (user id {uid}, "
                  "password {pw})",
-                 "reserve {a} {cabin} seat on {flight} for me with {bags} bags, paying by {pay}; my user id is {uid} "
+                 "reserve {a} {cabin} seat on {flight} for me with {bags}, paying by {pay}; my user id is {uid} "
                  "and password {pw}"),
-        "book_route": ("book me {a} {cabin} seat from {origin} to {dest} on {day} with {bags} checked bags, paid "
+        "book_route": ("book me {a} {cabin} seat from {origin} to {dest} on {day} with {bags}, paid "
                        "by {pay} (user id {uid}, password {pw})",
-                       "I need to fly from {origin} to {dest} on {day}: {cabin}, {bags} bags, pay by {pay}; user "
+                       "I need to fly from {origin} to {dest} on {day}: {cabin}, {bags}, pay by {pay}; user "
                        "id {uid}, password {pw}"),
         "cancel": ("cancel my flight from {origin} to {dest} on {day} (user id {uid}): {reason}",
                    "I won't be taking my {day} flight from {origin} to {dest} after all, {reason}, so cancel it; my "
@@ -60,13 +60,13 @@ PHRASES: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType({
         "creds_travel": ("My flight account is {uid}, password {pw}.", "For flights I'm {uid} (password {pw})."),
         "creds_food": ("My food app password is {pw}.", "The food app password is {pw}."),
         "order_short": ("order {items} from {shop}", "get me {items} from {shop}", "I'd like {items} from {shop}"),
-        "order_cheap_short": ("get {qty} of the cheapest thing on {shop}'s menu",
+        "order_cheap_short": ("get {qty} of the cheapest thing on the {shop} menu",
                               "order {qty} of whatever is cheapest at {shop}"),
-        "book_short": ("book flight {flight} in {cabin} with {bags} checked bags, paid by {pay}",
-                       "get me {a} {cabin} seat on {flight} with {bags} bags, paying by {pay}"),
-        "book_route_short": ("book me {a} {cabin} seat from {origin} to {dest} on {day} with {bags} checked bags, "
+        "book_short": ("book flight {flight} in {cabin} with {bags}, paid by {pay}",
+                       "get me {a} {cabin} seat on {flight} with {bags}, paying by {pay}"),
+        "book_route_short": ("book me {a} {cabin} seat from {origin} to {dest} on {day} with {bags}, "
                              "paid by {pay}",
-                             "I need to fly from {origin} to {dest} on {day}: {cabin}, {bags} bags, pay by {pay}"),
+                             "I need to fly from {origin} to {dest} on {day}: {cabin}, {bags}, pay by {pay}"),
         "cancel_short": ("cancel my flight from {origin} to {dest} on {day}: {reason}",
                          "I won't be taking my {day} flight from {origin} to {dest} after all, {reason}, so cancel it"),
         "change_flight_short": ("move my {day} flight from {origin} to {dest} to the one leaving {new_day} at "
@@ -148,6 +148,9 @@ PHRASES: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType({
 QUANTITIES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "en": ("", "one", "two", "three"), "zh": ("", "一份", "两份", "三份"),
 })
+
+# Checked bags as an English request says them, by count (Chinese says the number before 件行李).
+BAGS_EN: tuple[str, ...] = ("no checked bags", "one checked bag", "two checked bags", "three checked bags")
 
 PAYMENT: Mapping[str, Mapping[str, str]] = MappingProxyType({
     "en": MappingProxyType({"cash": "cash", "bank": "bank transfer"}),
