@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -76,12 +77,16 @@ def test_tasks_differ_from_their_start_and_from_each_other() -> None:
         assert task.end_state(task.world()) != task.ground_truth
 
 
-def test_levels_grow_in_state_changing_calls_and_the_top_one_has_special_cases() -> None:
-    generator = _generator("banking")
-    reads = ("list_accounts", "get_balance", "get_loan", "login_bank")
+@pytest.mark.parametrize(("name", "lang", "reads"), [
+    ("banking", "en", ("list_accounts", "get_balance", "get_loan", "login_bank")),
+    ("apibank", "zh", ("GetUserToken", "QueryAgenda", "QueryMeeting", "QueryRegistration", "QueryScene")),
+])
+def test_levels_grow_in_state_changing_calls_and_the_top_one_has_special_cases(name: str, lang: str,
+                                                                                reads: tuple[str, ...]) -> None:
+    generator = _generator(name)
     means = []
     for level in sorted(LEVELS):
-        made = generate(generator, 60, seed=1, difficulty=level, lang="en")
+        made = generate(generator, 60, seed=1, difficulty=level, lang=lang)
         normal = [r for r in made.records if not r["category"].startswith("special")]
         changes = [sum(1 for m in r["paths"][0] if not m.startswith(tuple(f"[{n}(" for n in reads))) for r in normal]
         means.append(sum(changes) / len(changes))
@@ -92,18 +97,43 @@ def test_levels_grow_in_state_changing_calls_and_the_top_one_has_special_cases()
     assert means == sorted(means) and means[0] < means[-1]
 
 
-def test_special_cases_are_scored_as_acebench_scores_them(tmp_path: Path) -> None:
-    made = generate(_generator("banking"), 40, seed=5, difficulty=5, lang="zh")
+@pytest.mark.parametrize(("name", "lang", "n", "wrong"), [
+    ("banking", "zh", 40, "[transfer(customer_id='C001')]"),
+    ("apibank", "en", 400, "[AddAlarm(token='x', time='2023-04-01 07:00:00')]"),
+    ("apibank", "zh", 400, "[AddAlarm(token='x', time='2023-04-01 07:00:00')]"),
+])
+def test_special_cases_are_scored_as_acebench_scores_them(name: str, lang: str, n: int, wrong: str,
+                                                          tmp_path: Path) -> None:
+    made = generate(_generator(name), n, seed=5 if name == "banking" else 6, difficulty=5, lang=lang)
     path = tmp_path / "t.jsonl"
     made.write(path)
-    tasks = [t for t in family("banking").tasks(TaskQuery(lang="zh", data=path)).tasks if t.special]
+    tasks = [t for t in family(name).tasks(TaskQuery(lang=lang, data=path)).tasks if t.special]
     assert tasks
-    scorer = episode_scorer("banking")
+    if name == "apibank":  # API-Bank's alarms, reminders, hotels and doctors: every special category
+        assert {t.category for t in tasks} == set(SPECIAL_CATEGORIES)
+    scorer = episode_scorer(name)
     for task in tasks:
         assert task.single_reply and "Missing necessary parameters" in (task.system_prompt or "")
         world = task.world()
         assert scorer(task, world, [task.paths[0][0]], "exact").success
-        assert not scorer(task, world, ["[transfer(customer_id='C001')]"], "exact").success
+        assert not scorer(task, world, [wrong], "exact").success
+        assert not scorer(task, world, ["Done."], "exact").success
+
+
+def test_apibank_tasks_cover_every_state_changing_api_and_name_records_as_users_know_them() -> None:
+    generator = _generator("apibank")
+    world = generator.world(generator.propose(random.Random(0), 1, "en"), "en")
+    changing = {name for name, spec in world.tools.items() if spec.mutates}
+    called: set[str] = set()
+    for level in sorted(LEVELS):
+        for lang in ("en", "zh"):
+            made = generate(generator, 80, seed=2, difficulty=level, lang=lang)
+            for record in (r for r in made.records if not r["category"].startswith("special")):
+                called.update(message[1:message.index("(")] for message in record["paths"][0])
+                if level >= 2 and "DeleteAgenda(" in " ".join(record["paths"][0]):
+                    assert "QueryAgenda(" in " ".join(record["paths"][0])  # named by its text: looked up first
+                assert "tok-" not in record["question"]  # the token is the agent's to fetch
+    assert changing <= called, sorted(changing - called)
 
 
 def test_generate_refuses_what_it_cannot_give() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sandbox import World
 
@@ -20,11 +20,17 @@ from .tasks import AceTask, WorldBuilder
 from .world import saved_state
 
 
-class GeneratedAceTask(AceTask):
-    """One generated task; `ground_truth` is the end state, or a special case's possible answer."""
+class SpecialReply:
+    """The hooks of a generated task that may be one of ACEBench's special cases (mixed into a task model
+    with `category`, `lang`, `functions` and `ground_truth`): a special case is answered in one reply, under
+    ACEBench's single-reply prompt, and judged by that reply (`evaluators.acebench.episode`), its end state
+    being its possible answer, never compared."""
 
-    difficulty: int = 1
-    ground_truth: Any = []
+    if TYPE_CHECKING:
+        category: str
+        lang: str
+        functions: list[dict[str, Any]]
+        ground_truth: Any
 
     @property
     def special(self) -> bool:
@@ -35,11 +41,20 @@ class GeneratedAceTask(AceTask):
         """Special cases are answered in one reply (task hook), as ACEBench's special items are."""
         return self.special
 
+    def special_prompt(self) -> str | None:
+        """ACEBench's single-reply prompt for a special case, None for a task that is not one."""
+        return single_reply_prompt(self.category, self.lang, self.functions) if self.special else None
+
+
+class GeneratedAceTask(SpecialReply, AceTask):
+    """One generated task; `ground_truth` is the end state, or a special case's possible answer."""
+
+    difficulty: int = 1
+    ground_truth: Any = []
+
     @property
     def system_prompt(self) -> str | None:
-        if self.special:
-            return single_reply_prompt(self.category, self.lang, self.functions)
-        return super().system_prompt
+        return self.special_prompt() or super().system_prompt
 
     @property
     def user_prompt(self) -> str | None:

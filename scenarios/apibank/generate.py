@@ -1,176 +1,795 @@
-"""Generated API-Bank tasks on its stateful APIs: a user's agenda, alarms, reminders, meetings and password.
+"""Generated API-Bank tasks on every API that changes its world's state, in English and Chinese.
 
-Every request needs the user's token, which only `GetUserToken` (username and password, as the user
-knows them) gives: each task starts with that dependency. Levels (`scenarios.generation.LEVELS`): the
-number of state-changing requests is the level (a password change, when drawn, comes last: nothing
-after it needs the old password); from 4 on, the tools of unrelated API-Bank services are offered too.
-English only, as API-Bank is. No special cases: API-Bank's episodes are not scored by ACEBench's
-special checker, so a special case here would be scored by end state, which says nothing.
+Each candidate draws a small world of its own (three users with passwords, tokens and e-mail
+addresses; their agenda, alarms, reminders and meetings; doctor's appointments, health records,
+smart-home scenes and timers, hotel bookings) and strings together requests whose number and kind
+follow the difficulty level (`scenarios.generation.LEVELS`):
+
+1. one request, everything named as the call needs it (an agenda item by its text, place and time);
+2. two requests; records named as the user knows them (an agenda item by its text), so a lookup
+   (`QueryAgenda`) comes first;
+3. three requests, one of them needing an earlier call's output (an appointment's id from
+   `QueryRegistration`, a scene's devices from `QueryScene`, a meeting's room and attendees from
+   `QueryMeeting`), or the account first (a newcomer's token from `RegisterUser`, a forgotten
+   password reset with the code `ForgotPassword` sends, then `GetUserToken`);
+4. four requests, two of them of the kind of 3, and the tools of an unrelated API-Bank service offered too;
+5. six requests, as 4; one candidate in twenty is instead one of ACEBench's special cases (an alarm's
+   or a reminder's time, a check-out day or an appointment's date missing; a date that does not exist;
+   a request no tool serves), a single reply scored as ACEBench scores its special categories.
+
+Token-gated requests need the user's token, which only `GetUserToken` (username and password, as the
+user knows them), `RegisterUser` (a newcomer) or a password reset then `GetUserToken` gives; a
+password change or the account's deletion, when drawn, comes last. The generator keeps its own copy
+of every table it touches and applies each request to it by its reading of the APIs (ids by count or
+by maximum, tokens and appointment ids from the world's seeded draws), so each candidate states the
+whole tables its end state must show; `scenarios.generation.verify` replays the gold path and checks.
 """
 
 from __future__ import annotations
 
+import copy
 import random
+import string
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from dataclasses import dataclass
 from typing import Any
 
 from sandbox import Call, World
 
-from ..generation import Candidate
-from ..world_tasks import WorldTask, end_state, world_task
+from ..acebench.generated import SpecialReply
+from ..generation import Candidate, one_message
+from ..world_tasks import WorldTask, end_state
+from .phrases import (
+    AGENDA,
+    DEVICES,
+    DOCTORS,
+    HOTELS,
+    METRICS,
+    PASSWORD_WORDS,
+    PEOPLE,
+    PHRASES,
+    REMINDERS,
+    ROOMS,
+    SCENES,
+    TOPICS,
+    USERS,
+    ZH_COMMA,
+    ZH_QUESTION,
+    ZH_STOP,
+)
 from .world import apibank_world
 
-VERSION = "1"
-USERS: Mapping[str, str] = MappingProxyType({"alice": "wonderland", "bob": "builder42", "carol": "carol-pw"})
-TOKENS: Mapping[str, str] = MappingProxyType({"alice": "tok-alice-7f3a9c", "bob": "tok-bob-19d2e4",
-                                              "carol": "tok-carol-5b8e11"})
-# The next record key of each app in the bundled data (Agenda and Alarm count records, the others take the max).
-FIRST_KEY: Mapping[str, int] = MappingProxyType({"Agenda": 3, "Alarm": 3, "Reminder": 3, "Meeting": 2})
-DISTRACTORS = ("Hotel", "Stock", "SmartHome", "Health")
-AGENDA = (("Dentist check-up", "Main Street Clinic"), ("Book club", "City Library"), ("Piano lesson", "Music School"),
-          ("Car inspection", "North Garage"), ("Parents' evening", "Greenfield School"), ("Yoga class", "Studio 5"))
-REMINDERS = ("Pay the electricity bill", "Call the bank", "Buy a birthday card", "Take the medicine",
-             "Send the report", "Feed the cat")
-TOPICS = ("Quarterly planning", "Design review", "Hiring sync", "Budget review 2", "Customer call", "Offsite prep")
-ROOMS = ("Room 1", "Room 2", "Room 3", "Board room")
-SAY: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "identity": ("My username is {user} and my password is {pw}.", "I'm {user} (password {pw}).",
-                 "Log in as {user}, password {pw}."),
-    "agenda": ("put '{content}' at {location} on my agenda for {when}", "add {content} ({location}) to my agenda, "
-               "on {when}", "schedule '{content}' at {location} on {when} in my agenda"),
-    "alarm": ("set an alarm for {when}", "wake me up on {when}", "I need an alarm on {when}"),
-    "reminder": ("remind me to {content_lower} on {when}", "add a reminder '{content}' for {when}",
-                 "set a reminder, '{content}', on {when}"),
-    "meeting": ("book a meeting '{topic}' in {room} on {when} until {end} with {people}",
-                "set up '{topic}' with {people} in {room}, on {when} to {end}"),
-    "password": ("change my password to {new}", "I'd like a new password: {new}", "update my password to {new}"),
-    "then": ("Then", "Also", "After that", "Next"),
-})
+VERSION = "2"
+SPECIAL_SHARE = 0.05
+WORLD_SEED = 0  # a task's world is built with this seed: tokens and appointment ids are its draws
+VERIFICATION_CODE = 970420  # ForgotPassword's fixed code
+DISTRACTORS = ("Hotel", "Stock", "SmartHome", "Health", "Hospital", "BankAccounts")
+_TOKEN_ALPHABET = string.ascii_letters + string.digits
+# Chinese requests that read right without a leading 请: about oneself, a quote, a time, a person.
+ZH_DIRECT = ("我", "把", "“", "帮", "定", "彻底", *"123456789", *PEOPLE["zh"])
+Table = dict[str, Any]
 
 
-def _moment(rng: random.Random) -> tuple[str, str, str]:
-    """A time in April 2023 as the user says it, as the API takes it, and an hour later."""
-    day, hour = rng.randrange(1, 29), rng.randrange(8, 20)
-    minute = rng.choice((0, 30))
-    said = f"April {day} at {hour:02d}:{minute:02d}"
-    return said, f"2023-04-{day:02d} {hour:02d}:{minute:02d}:00", f"2023-04-{day:02d} {hour + 1:02d}:{minute:02d}:00"
+def world_draw(draw: int) -> random.Random:
+    """The generator the world hands out at its `draw`-th draw (`sandbox.rng`)."""
+    return random.Random(f"toolworlds:{WORLD_SEED}:{draw}")
 
 
-@dataclass
 class _Draft:
-    rng: random.Random
-    difficulty: int
-    user: str = ""
-    calls: list[Call] = field(default_factory=list)
-    requests: list[str] = field(default_factory=list)
-    apps: list[str] = field(default_factory=lambda: ["Accounts"])
-    expect: dict[str, Any] = field(default_factory=dict)
-    added: dict[str, int] = field(default_factory=dict)
+    """One candidate being written: the simulated tables, the gold messages, the words, the facts."""
 
-    def __post_init__(self) -> None:
-        self.user = self.rng.choice(sorted(USERS))
-        self.token = TOKENS[self.user]
+    def __init__(self, rng: random.Random, lang: str, difficulty: int) -> None:
+        self.rng, self.lang, self.difficulty = rng, lang, difficulty
+        self.phrases = PHRASES[lang]
+        self.by_name = difficulty >= 2  # records named as the user knows them: a lookup first
+        self.used_times: set[str] = set()
+        self.draws = 0  # the world's seeded draws so far
+        names = rng.sample(USERS[lang], 3)
+        self.accounts: Table = {
+            name: {"password": self.password(), "token": "tok-" + "".join(rng.choices("0123456789abcdef", k=10)),
+                   "email": f"{name}@example.org"} for name in names}
+        self.me = names[0]
+        self.others = names[1:]
+        self.initial: dict[str, Table] = {"Accounts": {"accounts": copy.deepcopy(self.accounts)}}
+        self.tables: dict[str, Table] = {"Accounts": {"accounts": self.accounts}}
+        self.touched: set[tuple[str, str]] = set()
+        self.apps: list[str] = []
+        self.messages: list[tuple[Call, ...]] = []
+        self.requests: list[str] = []
+        self.mode = "login"  # "newcomer": registers first; "forgot": resets the password first
+        self.token_used = False
+        self.ended = False  # a password change or the account's deletion: nothing token-gated after it
+        self.opening_password = ""  # the password `GetUserToken` is called with
+
+    # -- words ---------------------------------------------------------------------------------
 
     def say(self, key: str, **values: Any) -> str:
-        return self.rng.choice(SAY[key]).format(**values)
+        return self.rng.choice(self.phrases[key]).format(**values)
 
-    def record(self, app: str, **fields: Any) -> None:
-        key = FIRST_KEY[app] + self.added.get(app, 0)
-        self.added[app] = self.added.get(app, 0) + 1
-        for name, value in fields.items():
-            self.expect[f"{app}.records.{key}.{name}"] = value
+    def password(self) -> str:
+        return f"{self.rng.choice(PASSWORD_WORDS)}{self.rng.randrange(100, 1000)}"
+
+    def moment(self) -> tuple[str, str]:
+        """A new time in April 2023: as the API takes it, and as the user says it."""
+        while True:
+            day, hour, minute = self.rng.randrange(1, 29), self.rng.randrange(7, 21), self.rng.choice((0, 15, 30, 45))
+            value = f"2023-04-{day:02d} {hour:02d}:{minute:02d}:00"
+            if value not in self.used_times:
+                self.used_times.add(value)
+                return value, self.said(value)
+
+    def said(self, value: str) -> str:
+        day, clock = int(value[8:10]), value[11:16]
+        if self.lang == "zh":
+            return f"4月{day}{self.rng.choice(('日', '号'))}{clock}"
+        return self.rng.choice((f"April {day} at {clock}", f"{clock} on April {day}"))
+
+    def said_day(self, value: str) -> str:
+        day = int(value[8:10])
+        return f"4月{day}日" if self.lang == "zh" else f"April {day}"
+
+    # -- the simulated tables ------------------------------------------------------------------
+
+    def table(self, app: str, field: str, draw: Callable[[], Any]) -> Any:
+        """The app's table `field`, drawn (and recorded as the starting state) on first use."""
+        tables = self.tables.setdefault(app, {})
+        if field not in tables:
+            tables[field] = draw()
+            self.initial.setdefault(app, {})[field] = copy.deepcopy(tables[field])
+        return tables[field]
+
+    def change(self, app: str, field: str) -> None:
+        self.touched.add((app, field))
         if app not in self.apps:
             self.apps.append(app)
 
-    def agenda(self) -> bool:
-        content, location = self.rng.choice(AGENDA)
-        said, time, _ = _moment(self.rng)
-        self.calls.append(Call("AddAgenda", {"token": self.token, "content": content, "time": time,
-                                             "location": location}))
-        self.record("Agenda", content=content, time=time, location=location, username=self.user)
-        self.requests.append(self.say("agenda", content=content, location=location, when=said))
-        return True
+    def records(self, app: str) -> Table:
+        return self.table(app, "records", lambda: self._records(app))
 
-    def alarm(self) -> bool:
-        said, time, _ = _moment(self.rng)
-        self.calls.append(Call("AddAlarm", {"token": self.token, "time": time}))
-        self.record("Alarm", time=time, username=self.user)
-        self.requests.append(self.say("alarm", when=said))
-        return True
+    def _records(self, app: str) -> Table:
+        records: Table = {}
+        known = list(self.initial["Accounts"]["accounts"])  # a newcomer has no records yet
+        owners = [self.me, self.me, *known] if self.me in known else known
+        for owner in owners:
+            if self.rng.random() < 0.3 and owner != self.me:
+                continue
+            record = self._record(app, owner, {r.get("content", r.get("meeting_topic")) for r in records.values()
+                                               if r["username"] == owner})
+            if record is not None:
+                records[str(len(records) + 1)] = record
+        return records
 
-    def reminder(self) -> bool:
-        content = self.rng.choice(REMINDERS)
-        said, time, _ = _moment(self.rng)
-        self.calls.append(Call("AddReminder", {"token": self.token, "content": content, "time": time}))
-        self.record("Reminder", content=content, time=time, username=self.user)
-        self.requests.append(self.say("reminder", content=content, content_lower=content[0].lower() + content[1:],
-                                      when=said))
-        return True
+    def _record(self, app: str, owner: str, taken: set[Any]) -> dict[str, Any] | None:
+        time, _ = self.moment()
+        if app == "Agenda":
+            content, location = self.rng.choice(AGENDA[self.lang])
+            return None if content in taken else {"content": content, "time": time, "location": location,
+                                                  "username": owner}
+        if app == "Alarm":
+            return {"time": time, "username": owner}
+        if app == "Reminder":
+            content = self.rng.choice(REMINDERS[self.lang])
+            return None if content in taken else {"content": content, "time": time, "username": owner}
+        topic = self.rng.choice(TOPICS[self.lang])
+        if topic in taken or int(time[11:13]) > 19:
+            return None
+        known = [user for user in self.initial["Accounts"]["accounts"] if user != owner]
+        people = sorted(self.rng.sample(known, self.rng.choice((1, 2))))
+        return {"meeting_topic": topic, "start_time": time, "end_time": _hour_later(time),
+                "location": self.rng.choice(ROOMS[self.lang]), "attendees": people, "username": owner}
 
-    def meeting(self) -> bool:
-        topic, room = self.rng.choice(TOPICS), self.rng.choice(ROOMS)
-        said, start, end = _moment(self.rng)
-        if int(end[11:13]) > 23:
+    def mine(self, app: str) -> list[tuple[str, dict[str, Any]]]:
+        return [(key, r) for key, r in self.records(app).items() if r.get("username") == self.me]
+
+    def token(self) -> str:
+        self.token_used = True
+        return str(self.accounts[self.me]["token"])
+
+    def call(self, api: str, /, **arguments: Any) -> None:
+        self.messages.append((Call(api, arguments),))
+
+    def gated(self, api: str, /, **arguments: Any) -> None:
+        self.call(api, token=self.token(), **arguments)
+
+    # -- requests on the personal organiser (token-gated) ------------------------------------
+
+    def add_agenda(self) -> bool:
+        records = self.records("Agenda")
+        content, location = self.rng.choice(AGENDA[self.lang])
+        if any(r["content"] == content for _, r in self.mine("Agenda")):
             return False
-        people = sorted(self.rng.sample([u for u in USERS if u != self.user], self.rng.choice((1, 2))))
-        self.calls.append(Call("AddMeeting", {"token": self.token, "meeting_topic": topic, "start_time": start,
-                                              "end_time": end, "location": room, "attendees": people}))
-        self.record("Meeting", meeting_topic=topic, start_time=start, end_time=end, location=room, attendees=people)
-        self.requests.append(self.say("meeting", topic=topic, room=room, when=said, end=end[11:16],
-                                      people=" and ".join(people)))
+        time, when = self.moment()
+        self.gated("AddAgenda", content=content, time=time, location=location)
+        records[_key_by_count(records)] = {"username": self.me, "content": content, "time": time,
+                                           "location": location}
+        self.change("Agenda", "records")
+        self.requests.append(self.say("add_agenda", content=content, location=location, when=when))
         return True
+
+    def _agenda_lookup(self, content: str) -> None:
+        self.gated("QueryAgenda", content=content, time="", location="")
+
+    def delete_agenda(self) -> bool:
+        mine = self.mine("Agenda")
+        if not mine or self.mode == "newcomer":
+            return False
+        key, record = self.rng.choice(mine)
+        if self.by_name:
+            self._agenda_lookup(record["content"])
+            self.requests.append(self.say("delete_agenda", content=record["content"]))
+        else:
+            self.requests.append(self.say("delete_agenda_full", content=record["content"],
+                                          location=record["location"], when=self.said(record["time"])))
+        self.gated("DeleteAgenda", content=record["content"], time=record["time"], location=record["location"])
+        del self.records("Agenda")[key]
+        self.change("Agenda", "records")
+        return True
+
+    def move_agenda(self) -> bool:
+        mine = self.mine("Agenda")
+        if not mine or self.mode == "newcomer":
+            return False
+        key, record = self.rng.choice(mine)
+        time, new = self.moment()
+        if self.by_name:
+            self._agenda_lookup(record["content"])
+            self.requests.append(self.say("move_agenda", content=record["content"], new=new))
+        else:
+            self.requests.append(self.say("move_agenda_full", content=record["content"], location=record["location"],
+                                          new=new))
+        self.gated("ModifyAgenda", content=record["content"], time=time, location=record["location"])
+        self.records("Agenda")[key] = {"username": self.me, "content": record["content"], "time": time,
+                                       "location": record["location"]}
+        self.change("Agenda", "records")
+        return True
+
+    def add_alarm(self) -> bool:
+        records = self.records("Alarm")
+        time, when = self.moment()
+        self.gated("AddAlarm", time=time)
+        records[_key_by_count(records)] = {"username": self.me, "time": time}
+        self.change("Alarm", "records")
+        self.requests.append(self.say("add_alarm", when=when))
+        return True
+
+    def delete_alarm(self) -> bool:
+        mine = self.mine("Alarm")
+        if not mine or self.mode == "newcomer":
+            return False
+        key, record = self.rng.choice(mine)
+        self.gated("DeleteAlarm", time=record["time"])
+        del self.records("Alarm")[key]
+        self.change("Alarm", "records")
+        self.requests.append(self.say("delete_alarm", when=self.said(record["time"])))
+        return True
+
+    def move_alarm(self) -> bool:
+        mine = self.mine("Alarm")
+        if not mine or self.mode == "newcomer":
+            return False
+        key, record = self.rng.choice(mine)
+        time, new = self.moment()
+        self.gated("ModifyAlarm", from_time=record["time"], to_time=time)
+        self.records("Alarm")[key] = {"username": self.me, "time": time}
+        self.change("Alarm", "records")
+        self.requests.append(self.say("move_alarm", when=self.said(record["time"]), new=new))
+        return True
+
+    def add_reminder(self) -> bool:
+        records = self.records("Reminder")
+        content = self.rng.choice(REMINDERS[self.lang])
+        if any(r["content"] == content for _, r in self.mine("Reminder")):
+            return False
+        time, when = self.moment()
+        self.gated("AddReminder", content=content, time=time)
+        records[_key_by_max(records)] = {"username": self.me, "content": content, "time": time}
+        self.change("Reminder", "records")
+        self.requests.append(self.say("add_reminder", content=content, content_lower=_lower(content), when=when))
+        return True
+
+    def delete_reminder(self) -> bool:
+        mine = self.mine("Reminder")
+        if not mine or self.mode == "newcomer":
+            return False
+        key, record = self.rng.choice(mine)
+        self.gated("DeleteReminder", content=record["content"], time=record["time"])
+        del self.records("Reminder")[key]
+        self.change("Reminder", "records")
+        self.requests.append(self.say("delete_reminder", content=record["content"],
+                                      content_lower=_lower(record["content"]), when=self.said(record["time"])))
+        return True
+
+    def move_reminder(self) -> bool:
+        mine = self.mine("Reminder")
+        if not mine or self.mode == "newcomer":
+            return False
+        _, record = self.rng.choice(mine)
+        time, new = self.moment()
+        self.gated("ModifyReminder", content=record["content"], time=time)
+        record["time"] = time
+        self.change("Reminder", "records")
+        self.requests.append(self.say("move_reminder", content=record["content"],
+                                      content_lower=_lower(record["content"]), new=new))
+        return True
+
+    def add_meeting(self) -> bool:
+        records = self.records("Meeting")
+        topic, room = self.rng.choice(TOPICS[self.lang]), self.rng.choice(ROOMS[self.lang])
+        start, when = self.moment()
+        if any(r["meeting_topic"] == topic for _, r in self.mine("Meeting")) or int(start[11:13]) > 19:
+            return False
+        end = _hour_later(start)
+        people = sorted(self.rng.sample(self.others, self.rng.choice((1, 2))))
+        self.gated("AddMeeting", meeting_topic=topic, start_time=start, end_time=end, location=room, attendees=people)
+        records[_key_by_max(records)] = {"username": self.me, "meeting_topic": topic, "start_time": start,
+                                         "end_time": end, "location": room, "attendees": people}
+        self.change("Meeting", "records")
+        self.requests.append(self.say("add_meeting", topic=topic, room=room, when=when, end=end[11:16],
+                                      people=self.phrases["and"][0].join(people)))
+        return True
+
+    def _meeting_lookup(self, topic: str) -> None:
+        self.gated("QueryMeeting", meeting_topic=topic, start_time="", end_time="", location="", attendees=[])
+
+    def delete_meeting(self) -> bool:
+        mine = self.mine("Meeting")
+        if not mine or self.mode == "newcomer":
+            return False
+        key, record = self.rng.choice(mine)
+        self._meeting_lookup(record["meeting_topic"])
+        self.gated("DeleteMeeting", meeting_topic=record["meeting_topic"], start_time=record["start_time"],
+                   end_time=record["end_time"], location=record["location"], attendees=record["attendees"])
+        del self.records("Meeting")[key]
+        self.change("Meeting", "records")
+        self.requests.append(self.say("delete_meeting", topic=record["meeting_topic"]))
+        return True
+
+    def move_meeting(self) -> bool:
+        mine = self.mine("Meeting")
+        if not mine or self.mode == "newcomer":
+            return False
+        _, record = self.rng.choice(mine)
+        start, new = self.moment()
+        if int(start[11:13]) > 19:
+            return False
+        end = _hour_later(start)
+        self._meeting_lookup(record["meeting_topic"])
+        self.gated("ModifyMeeting", meeting_topic=record["meeting_topic"], start_time=start, end_time=end,
+                   location=record["location"], attendees=record["attendees"])
+        record["start_time"], record["end_time"] = start, end
+        self.change("Meeting", "records")
+        self.requests.append(self.say("move_meeting", topic=record["meeting_topic"], new=new, end=end[11:16]))
+        return True
+
+    # -- the account itself ----------------------------------------------------------------------
+
+    def change_password(self) -> bool:
+        if self.mode != "login":
+            return False
+        new = self.password()
+        self.gated("ModifyPassword", old_password=self.accounts[self.me]["password"], new_password=new)
+        self.accounts[self.me]["password"] = new
+        self.change("Accounts", "accounts")
+        self.requests.append(self.say("password", new=new))
+        self.ended = True
+        return True
+
+    def delete_account(self) -> bool:
+        if self.mode != "login":
+            return False
+        self.gated("DeleteAccount")
+        del self.accounts[self.me]
+        self.change("Accounts", "accounts")
+        self.requests.append(self.say("delete_account"))
+        self.ended = True
+        return True
+
+    def open_bank(self) -> bool:
+        opened = self.table("BankAccounts", "opened", lambda: {"0": {"account": "test", "password": "test",
+                                                                     "name": "yifei"}})
+        account = f"{self.me}{self.rng.randrange(10, 100)}"
+        if any(entry["account"] == account for entry in opened.values()):
+            return False
+        password, name = self.password(), self.rng.choice(PEOPLE[self.lang])
+        self.call("OpenBankAccount", account=account, password=password, name=name)
+        opened[str(len(opened) + 1)] = {"account": account, "password": password, "name": name}
+        self.change("BankAccounts", "opened")
+        self.requests.append(self.say("open_bank", account=account, pw=password, name=name))
+        return True
+
+    # -- services without a token ----------------------------------------------------------------
+
+    def appointments(self) -> Table:
+        def draw() -> Table:
+            table: Table = {}
+            for patient in self.rng.sample(PEOPLE[self.lang], self.rng.choice((2, 3))):
+                table[str(self.rng.randrange(10000000, 100000000))] = {
+                    "patient_name": patient, "date": self.moment()[0][:10], "doctor_name": self.rng.choice(DOCTORS)}
+            return table
+        return self.table("Hospital", "records", draw)
+
+    def register_appointment(self) -> bool:
+        table = self.appointments()
+        patient, doctor = self.rng.choice(PEOPLE[self.lang]), self.rng.choice(DOCTORS)
+        day = self.moment()[0][:10]
+        if any(r["patient_name"] == patient and r["date"] == day for r in table.values()):
+            return False
+        self.call("AppointmentRegistration", patient_name=patient, date=day, doctor_name=doctor)
+        while True:
+            self.draws += 1
+            key = str(world_draw(self.draws).randint(10000000, 99999999))
+            if key not in table:
+                break
+        table[key] = {"patient_name": patient, "date": day, "doctor_name": doctor}
+        self.change("Hospital", "records")
+        self.requests.append(self.say("register_appointment", patient=patient, doctor=doctor,
+                                      day=self.said_day(day)))
+        return True
+
+    def _appointment(self) -> tuple[str, dict[str, Any]] | None:
+        table = self.appointments()
+        return self.rng.choice(sorted(table.items())) if table else None
+
+    def _query_appointment(self, record: dict[str, Any]) -> None:
+        self.call("QueryRegistration", patient_name=record["patient_name"], date=record["date"])
+
+    def cancel_appointment(self) -> bool:
+        found = self._appointment()
+        if found is None:
+            return False
+        key, record = found
+        self._query_appointment(record)
+        self.call("CancelRegistration", appointment_id=key)
+        del self.appointments()[key]
+        self.change("Hospital", "records")
+        self.requests.append(self.say("cancel_appointment", patient=record["patient_name"],
+                                      day=self.said_day(record["date"])))
+        return True
+
+    def move_appointment(self) -> bool:
+        found = self._appointment()
+        if found is None:
+            return False
+        key, record = found
+        day = self.moment()[0][:10]
+        if day == record["date"] or any(r["patient_name"] == record["patient_name"] and r["date"] == day
+                                        for r in self.appointments().values()):
+            return False
+        self._query_appointment(record)
+        self.call("ModifyRegistration", appointment_id=key, new_appointment_date=day)
+        self.requests.append(self.say("move_appointment", patient=record["patient_name"],
+                                      day=self.said_day(record["date"]), until=self.said_day(day)))
+        record["date"] = day
+        self.change("Hospital", "records")
+        return True
+
+    def health(self) -> bool:
+        def draw() -> Table:
+            table: Table = {}
+            for _ in range(2):
+                name, _word, _unit, low, high = self.rng.choice(METRICS[self.lang])
+                table[f"P{self.rng.randrange(100, 1000)}"] = [{"time": self.moment()[0], name: self.rng.randint(low,
+                                                                                                              high)}]
+            return table
+        table = self.table("Health", "health", draw)
+        pid = self.rng.choice(sorted(table)) if self.rng.random() < 0.7 else f"P{self.rng.randrange(100, 1000)}"
+        time, when = self.moment()
+        metrics = self.rng.sample(METRICS[self.lang], self.rng.choice((1, 2)))
+        items = [{"name": name, "value": self.rng.randint(low, high)} for name, _, _, low, high in metrics]
+        words = [f"{word} {item['value']}{unit}" for (_, word, unit, _, _), item in zip(metrics, items, strict=True)]
+        self.call("RecordHealthData", user_id=pid, time=time, health_data=items)
+        table.setdefault(pid, []).append({"time": time, **{item["name"]: item["value"] for item in items}})
+        self.change("Health", "health")
+        self.requests.append(self.say("health", pid=pid, when=when, data=self.phrases["and"][0].join(words)))
+        return True
+
+    def scenes(self) -> Table:
+        def draw() -> Table:
+            table: Table = {}
+            for scene in self.rng.sample(SCENES[self.lang], self.rng.choice((2, 3))):
+                devices = self.rng.sample(DEVICES[self.lang], self.rng.choice((1, 2, 3)))
+                table[scene] = sorted(({"name": n, "description": d} for n, d in devices), key=lambda d: d["name"])
+            return table
+        return self.table("SmartHome", "scenes", draw)
+
+    def add_scene(self) -> bool:
+        table = self.scenes()
+        scene = self.rng.choice(SCENES[self.lang])
+        if scene in table:
+            return False
+        devices = [{"name": n, "description": d} for n, d in self.rng.sample(DEVICES[self.lang], 2)]
+        self.call("AddScene", name=scene, devices=devices)
+        table[scene] = sorted(devices, key=lambda d: d["name"])
+        self.change("SmartHome", "scenes")
+        self.requests.append(self.say("add_scene", scene=scene, devices=self.devices(devices)))
+        return True
+
+    def devices(self, devices: list[dict[str, str]]) -> str:
+        return self.phrases["and"][0].join(self.phrases["device"][0].format(name=d["name"],
+                                                                            description=_lower(d["description"]))
+                                           for d in devices)
+
+    def extend_scene(self) -> bool:
+        table = self.scenes()
+        if not table:
+            return False
+        scene = self.rng.choice(sorted(table))
+        have = {d["name"] for d in table[scene]}
+        name, description = self.rng.choice([d for d in DEVICES[self.lang] if d[0] not in have])
+        self.call("QueryScene", name=scene)
+        devices = [*table[scene], {"name": name, "description": description}]
+        self.call("ModifyScene", name=scene, devices=devices)
+        table[scene] = sorted(devices, key=lambda d: d["name"])
+        self.change("SmartHome", "scenes")
+        self.requests.append(self.say("extend_scene", scene=scene, device=self.devices([devices[-1]])))
+        return True
+
+    def delete_scene(self) -> bool:
+        table = self.scenes()
+        if not table:
+            return False
+        scene = self.rng.choice(sorted(table))
+        self.call("DeleteScene", name=scene)
+        del table[scene]
+        self.change("SmartHome", "scenes")
+        self.requests.append(self.say("delete_scene", scene=scene))
+        return True
+
+    def switches(self) -> Table:
+        def draw() -> Table:
+            devices = self.rng.sample(DEVICES[self.lang], self.rng.choice((1, 2)))
+            return {name: [{"time": self.moment()[0], "on": self.rng.random() < 0.6}] for name, _ in devices}
+        return self.table("SmartHome", "switches", draw)
+
+    def switch(self) -> bool:
+        table = self.switches()
+        device = self.rng.choice(DEVICES[self.lang])[0]
+        time, when = self.moment()
+        on = self.rng.random() < 0.6
+        self.call("TimedSwitch", name=device, time=time, on=on)
+        table.setdefault(device, []).append({"time": time, "on": on})
+        self.change("SmartHome", "switches")
+        self.requests.append(self.say("switch", device=device, when=when, state=self.phrases["on" if on else "off"][0]))
+        return True
+
+    def cancel_switch(self) -> bool:
+        table = self.switches()
+        devices = sorted(d for d in table if table[d])
+        if not devices:
+            return False
+        device = self.rng.choice(devices)
+        entry = self.rng.choice(table[device])
+        self.call("CancelTimedSwitch", name=device, time=entry["time"])
+        table[device].remove(entry)
+        self.change("SmartHome", "switches")
+        self.requests.append(self.say("cancel_switch", device=device, when=self.said(entry["time"])))
+        return True
+
+    def hotel(self) -> bool:
+        def draw() -> Table:
+            start = self.rng.randrange(1, 25)
+            return {"1": {"hotel_name": self.rng.choice(HOTELS), "check_in_time": f"2023-04-{start:02d}",
+                          "check_out_time": f"2023-04-{start + self.rng.randrange(1, 4):02d}", "room_count": 1,
+                          "adult_count": 2, "child_count": 0}}
+        orders = self.table("Hotel", "orders", draw)
+        hotel, start = self.rng.choice(HOTELS), self.rng.randrange(1, 25)
+        end = start + self.rng.randrange(1, 5)
+        for order in orders.values():  # the API's overlap rule
+            first, last = int(order["check_in_time"][8:]), int(order["check_out_time"][8:])
+            if order["hotel_name"] == hotel and (first <= start < last or first < end <= last):
+                return False
+        adults, children = self.rng.randrange(1, 5), self.rng.randrange(0, 3)
+        rooms = 2 if adults > 2 else self.rng.choice((1, 1, 2))
+        check_in, check_out = f"2023-04-{start:02d}", f"2023-04-{end:02d}"
+        self.call("BookHotel", hotel_name=hotel, check_in_time=check_in, check_out_time=check_out, room_count=rooms,
+                  adult_count=adults, child_count=children)
+        key = str(len(orders) + 1)
+        while key in orders:
+            key = str(int(key) + 1)
+        orders[key] = {"hotel_name": hotel, "check_in_time": check_in, "check_out_time": check_out,
+                       "room_count": rooms, "adult_count": adults, "child_count": children}
+        self.change("Hotel", "orders")
+        self.requests.append(self.say("book_hotel", hotel=hotel, day=self.said_day(check_in),
+                                      until=self.said_day(check_out), **self.party(rooms, adults, children)))
+        return True
+
+    def party(self, rooms: int, adults: int, children: int = 0) -> dict[str, str]:
+        return {"rooms": self.phrases["rooms"][rooms - 1], "adults": self.phrases["adults"][adults - 1],
+                "children": self.phrases["children"][children]}
+
+    # -- the candidate ----------------------------------------------------------------------------
+
+    def opening(self) -> list[tuple[Call, ...]]:
+        """The calls before the requests: the token (or the new account, or the reset password)."""
+        me = self.me
+        if self.mode == "newcomer":
+            self.draws += 1
+            token = "".join(world_draw(self.draws).choices(_TOKEN_ALPHABET, k=18)).lower()
+            self.accounts[me] = {"password": self.password(), "token": token, "email": f"{me}@example.org"}
+            self.change("Accounts", "accounts")
+            return [(Call("RegisterUser", {"username": me, "password": self.accounts[me]["password"],
+                                           "email": self.accounts[me]["email"]}),)]
+        if self.mode == "forgot":
+            new = self.password()
+            self.accounts[me]["password"] = new
+            self.opening_password = new
+            self.change("Accounts", "accounts")
+            self.touched.update({("Accounts", "verification_code"), ("Accounts", "reset_user")})
+            self.tables["Accounts"].update({"verification_code": VERIFICATION_CODE, "reset_user": me})
+            return [(Call("ForgotPassword", {"status": "Forgot Password", "username": me,
+                                             "email": self.accounts[me]["email"]}),),
+                    (Call("ForgotPassword", {"status": "Verification Code", "verification_code": VERIFICATION_CODE,
+                                             "new_password": new}),)]
+        self.opening_password = str(self.accounts[me]["password"])
+        return []
+
+    def identity(self) -> str:
+        if self.mode == "login":
+            return self.say("identity", user=self.me, pw=self.opening_password) if self.token_used else ""
+        record = self.accounts[self.me]
+        if self.mode == "newcomer":
+            return self.say("newcomer", user=self.me, pw=record["password"], email=record["email"])
+        return self.say("forgot", user=self.me, email=record["email"], new=record["password"])
 
     def write(self) -> Candidate | None:
-        actions: list[Callable[[], bool]] = [self.agenda, self.alarm, self.reminder, self.meeting]
-        change = self.difficulty >= 2 and self.rng.random() < 0.3  # a password change comes last
-        for _ in range(self.difficulty - change):
-            if not self.rng.choice(actions)():
+        level = self.difficulty
+        gated = [self.add_agenda, self.add_alarm, self.add_reminder, self.add_meeting, self.delete_alarm,
+                 self.move_alarm, self.delete_reminder, self.move_reminder, self.delete_agenda, self.move_agenda]
+        services = [self.hotel, self.health, self.add_scene, self.delete_scene, self.switch, self.cancel_switch,
+                    self.register_appointment, self.open_bank]
+        simple = gated + services
+        compound = [self.delete_meeting, self.move_meeting, self.cancel_appointment, self.move_appointment,
+                    self.extend_scene]
+        plan: list[list[Callable[[], bool]]] = {1: [simple], 2: [simple, simple], 3: [compound, simple, simple],
+                                                4: [compound, compound, simple, simple],
+                                                5: [compound, compound, simple, simple, simple, simple]}[level]
+        plan = self.rng.sample(plan, len(plan))
+        if compound in plan and self.rng.random() < 0.3:  # the account first: a newcomer, or a forgotten password
+            plan.remove(compound)
+            self.rng.choice((self.newcomer, self.forgot))()
+        if level >= 2 and plan[-1] is simple and self.mode == "login" and self.rng.random() < 0.2:
+            plan[-1] = [self.change_password, self.delete_account]  # ends the list: nothing after needs the token
+        opening = self.opening()
+        for choices in plan:
+            if not any(self.rng.choice(choices)() for _ in range(4)):
                 return None
-        if change:
-            new = f"{self.rng.choice(('blue', 'sun', 'oak', 'jazz'))}-{self.rng.randrange(100, 1000)}"
-            self.calls.append(Call("ModifyPassword", {"token": self.token, "old_password": USERS[self.user],
-                                                      "new_password": new}))
-            self.expect[f"Accounts.accounts.{self.user}.password"] = new
-            self.requests.append(self.say("password", new=new))
-        classes = list(dict.fromkeys(["Accounts", *self._apps_used()]))
-        if self.difficulty >= 4:
-            classes.append(self.rng.choice(DISTRACTORS))
-        login = Call("GetUserToken", {"username": self.user, "password": USERS[self.user]})
-        question = self.say("identity", user=self.user, pw=USERS[self.user]) + " " + " ".join(
-            (self.rng.choice(SAY["then"]) + ", " if n else "") + (r[0] if n else r[0].upper()) + r[1:] + "."
-            for n, r in enumerate(self.requests))
-        return Candidate("multi_step", question, tuple(classes), {}, tuple((c,) for c in [login, *self.calls]),
-                         self.expect)
+        if self.token_used and self.mode != "newcomer":  # the token: with the password known, or just reset
+            opening.append((Call("GetUserToken", {"username": self.me,
+                                                  "password": self.opening_password}),))
+        apps = ["Accounts", *self.apps] if self.token_used or self.mode != "login" else self.apps
+        classes = list(dict.fromkeys(apps))
+        if level >= 4:
+            classes.append(self.rng.choice([app for app in DISTRACTORS if app not in classes]))
+        expect = {f"{app}.{field}": self.tables[app][field] for app, field in sorted(self.touched)}
+        config = {app: fields for app, fields in self.initial.items() if app in classes}
+        return Candidate("multi_step", self.question(), tuple(classes), config, tuple(opening + self.messages),
+                         copy.deepcopy(expect))
 
-    def _apps_used(self) -> list[str]:
-        apps = {"AddAgenda": "Agenda", "AddAlarm": "Alarm", "AddReminder": "Reminder", "AddMeeting": "Meeting"}
-        return list(dict.fromkeys(apps[c.name] for c in self.calls if c.name in apps))
+    def newcomer(self) -> bool:
+        """A new user: registers first, and every token-gated request uses the new account's token."""
+        self.mode = "newcomer"
+        self.me = self.rng.choice([name for name in USERS[self.lang] if name not in self.accounts])
+        self.others = list(self.accounts)[:2]
+        return True
+
+    def forgot(self) -> bool:
+        """The user forgot the password: reset it with the code `ForgotPassword` sends, then log in."""
+        self.mode = "forgot"
+        return True
+
+    def question(self) -> str:
+        identity = self.identity()
+        return one_message(identity, self.requests, self.lang, self.rng, self.phrases["then"],
+                           zh_direct=ZH_DIRECT, zh_question=ZH_QUESTION, zh_comma=ZH_COMMA,
+                           zh_stop=ZH_STOP).strip()
+
+
+def _key_by_count(records: Table) -> str:
+    number = len(records) + 1
+    while str(number) in records:
+        number += 1
+    return str(number)
+
+
+def _key_by_max(records: Table) -> str:
+    numbers = [int(key) for key in records if str(key).lstrip("-").isdigit()]
+    return str(max(numbers) + 1) if numbers else "0"
+
+
+def _hour_later(time: str) -> str:
+    return f"{time[:11]}{int(time[11:13]) + 1:02d}{time[13:]}"
+
+
+def _lower(text: str) -> str:
+    return text[0].lower() + text[1:]
+
+
+def _special(draft: _Draft) -> Candidate:
+    """One of ACEBench's special cases, asked by the draft's user."""
+    rng = draft.rng
+    roll = rng.random()
+    category, classes = "special_irrelevant", ["Accounts", "Agenda", "Alarm", "Reminder"]
+    answer: dict[str, list[Any]] = {}
+    request = draft.say("irrelevant")
+    hotel, doctor, patient = rng.choice(HOTELS), rng.choice(DOCTORS), rng.choice(PEOPLE[draft.lang])
+    start = rng.randrange(1, 25)
+    day, until = f"2023-04-{start:02d}", f"2023-04-{start + rng.randrange(1, 4):02d}"
+    party = draft.party(1, rng.randrange(1, 3))
+    if roll < 0.45:
+        category = "special_incomplete"
+        kind = rng.choice(("alarm", "reminder", "hotel", "appointment"))
+        content = rng.choice(REMINDERS[draft.lang])
+        request = draft.say(f"incomplete_{kind}", content=content, content_lower=_lower(content), hotel=hotel,
+                            day=draft.said_day(day), doctor=doctor, patient=patient, **party)
+        answer, classes = {"alarm": ({"AddAlarm": ["time"]}, ["Accounts", "Alarm"]),
+                           "reminder": ({"AddReminder": ["time"]}, ["Accounts", "Reminder"]),
+                           "hotel": ({"BookHotel": ["check_out_time"]}, ["Hotel"]),
+                           "appointment": ({"AppointmentRegistration": ["date"]}, ["Hospital"])}[kind]
+    elif roll < 0.75:
+        category = "special_error_param"
+        bad = rng.choice(("2023-02-30", "2023-04-31", "2023-06-31", "2023-13-05", "2023-09-31"))
+        if rng.random() < 0.5:
+            request = draft.say("error_hotel", hotel=hotel, bad=bad, until=draft.said_day(until), **party)
+            answer, classes = {"check_in_time": [bad]}, ["Hotel"]
+        else:
+            request = draft.say("error_appointment", doctor=doctor, patient=patient, bad=bad)
+            answer, classes = {"date": [bad]}, ["Hospital"]
+    gated = "Accounts" in classes
+    draft.token_used = gated
+    draft.requests = [request]
+    identity = draft.say("identity", user=draft.me, pw=draft.accounts[draft.me]["password"]) if gated else ""
+    question = one_message(identity, draft.requests, draft.lang, rng, draft.phrases["then"], zh_direct=ZH_DIRECT,
+                           zh_question=ZH_QUESTION, zh_comma=ZH_COMMA, zh_stop=ZH_STOP).strip()
+    config = {"Accounts": draft.initial["Accounts"]} if gated else {}
+    return Candidate(category, question, tuple(classes), config, special=answer)
+
+
+class GeneratedApiBankTask(SpecialReply, WorldTask):
+    """One generated API-Bank task; a special case is a single reply scored as ACEBench scores its special
+    categories (`evaluators.apibank.episode`), its possible answer the ground truth."""
+
+    @property
+    def system_prompt(self) -> str | None:
+        return self.special_prompt()
+
+    def end_state(self, world: World) -> Any:
+        """A special case changes nothing and is judged by its reply: its end state is not compared."""
+        return self.ground_truth if self.special else super().end_state(world)
 
 
 @dataclass(frozen=True)
 class ApiBankGenerator:
-    """API-Bank's `scenarios.generation.TaskGenerator` (its stateful personal APIs)."""
+    """API-Bank's `scenarios.generation.TaskGenerator` (every state-changing API of `apis/`)."""
 
     family: str = "apibank"
     version: str = VERSION
-    languages: tuple[str, ...] = ("en",)
+    languages: tuple[str, ...] = ("en", "zh")
 
     def propose(self, rng: random.Random, difficulty: int, lang: str) -> Candidate:
+        special = difficulty >= 5 and rng.random() < SPECIAL_SHARE  # drawn once: redrawn drafts keep it
         while True:
-            candidate = _Draft(rng, difficulty).write()
+            draft = _Draft(rng, lang, difficulty)
+            if special:
+                return _special(draft)
+            candidate = draft.write()
             if candidate is not None:
                 return candidate
 
     def world(self, candidate: Candidate, lang: str) -> World:
-        return apibank_world()
+        world = apibank_world(seed=WORLD_SEED)
+        if candidate.config:
+            world.load(dict(candidate.config))
+        return world
 
     def end_state(self, world: World, candidate: Candidate) -> Any:
         return end_state(world, candidate.classes)
 
-    def task(self, record: Mapping[str, Any], functions: list[dict[str, Any]], lang: str) -> WorldTask:
-        return world_task(record, functions, lang, "apibank", apibank_world)
+    def task(self, record: Mapping[str, Any], functions: list[dict[str, Any]], lang: str) -> GeneratedApiBankTask:
+        return GeneratedApiBankTask(
+            id=record["id"], category=record["category"], family=self.family, lang=lang, question=record["question"],
+            initial_config=record["initial_config"], involved_classes=record["involved_classes"],
+            functions=functions, ground_truth=record.get("ground_truth"), paths=record["paths"],
+            difficulty=int(record.get("difficulty", 1)), build=apibank_world)
 
 
 GENERATOR = ApiBankGenerator()
