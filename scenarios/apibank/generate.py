@@ -476,7 +476,8 @@ class _Draft:
         time, when = self.moment()
         metrics = self.rng.sample(METRICS[self.lang], self.rng.choice((1, 2)))
         items = [{"name": name, "value": self.rng.randint(low, high)} for name, _, _, low, high in metrics]
-        words = [f"{word} {item['value']}{unit}" for (_, word, unit, _, _), item in zip(metrics, items, strict=True)]
+        words = [self.phrases["reading"][0].format(word=word, value=item["value"], unit=unit)
+                 for (_, word, unit, _, _), item in zip(metrics, items, strict=True)]
         self.call("RecordHealthData", user_id=pid, time=time, health_data=items)
         table.setdefault(pid, []).append({"time": time, **{item["name"]: item["value"] for item in items}})
         self.change("Health", "health")
