@@ -100,6 +100,7 @@ class _Draft:
         self.token_used = False
         self.ended = False  # a password change or the account's deletion: nothing token-gated after it
         self.opening_password = ""  # the password `GetUserToken` is called with
+        self.handled: set[tuple[str, str]] = set()  # (app, key) of records a request added, changed or removed
 
     # -- words ---------------------------------------------------------------------------------
 
@@ -109,20 +110,25 @@ class _Draft:
     def password(self) -> str:
         return f"{self.rng.choice(PASSWORD_WORDS)}{self.rng.randrange(100, 1000)}"
 
-    def moment(self) -> tuple[str, str]:
-        """A new time in April 2023: as the API takes it, and as the user says it."""
+    def moment(self, bare: bool = False) -> tuple[str, str]:
+        """A new time in April 2023: as the API takes it, and as the user says it (`said`)."""
         while True:
             day, hour, minute = self.rng.randrange(1, 29), self.rng.randrange(7, 21), self.rng.choice((0, 15, 30, 45))
             value = f"2023-04-{day:02d} {hour:02d}:{minute:02d}:00"
             if value not in self.used_times:
                 self.used_times.add(value)
-                return value, self.said(value)
+                return value, self.said(value, bare)
 
-    def said(self, value: str) -> str:
+    def said(self, value: str, bare: bool = False) -> str:
+        """A time as the user says it: in English with its preposition ("on April 3 at 07:00", "at 07:00 on
+        April 3") unless `bare`, for a time something is moved to ("to April 3 at 07:00")."""
         day, clock = int(value[8:10]), value[11:16]
         if self.lang == "zh":
             return f"4月{day}{self.rng.choice(('日', '号'))}{clock}"
-        return self.rng.choice((f"April {day} at {clock}", f"{clock} on April {day}"))
+        first = self.rng.random() < 0.5
+        if bare:
+            return f"April {day} at {clock}" if first else f"{clock} on April {day}"
+        return f"on April {day} at {clock}" if first else f"at {clock} on April {day}"
 
     def said_day(self, value: str) -> str:
         day = int(value[8:10])
@@ -178,6 +184,22 @@ class _Draft:
         return {"meeting_topic": topic, "start_time": time, "end_time": _hour_later(time),
                 "location": self.rng.choice(ROOMS[self.lang]), "attendees": people, "username": owner}
 
+    def fresh(self, app: str) -> list[tuple[str, dict[str, Any]]]:
+        """The user's records of `app` no earlier request of this task added, changed or removed (a request
+        list that adds a record and then moves it reads like a slip)."""
+        return [(key, record) for key, record in self.mine(app) if (app, key) not in self.handled]
+
+    def take(self, records: list[tuple[str, Any]], app: str) -> tuple[str, Any]:
+        """One of `records` (key, record) of `app`, drawn and marked handled."""
+        key, record = self.rng.choice(records)
+        self.handled.add((app, key))
+        return key, record
+
+    def new_key(self, app: str, key: str) -> str:
+        """`key`, a record this request adds, marked handled."""
+        self.handled.add((app, key))
+        return key
+
     def mine(self, app: str) -> list[tuple[str, dict[str, Any]]]:
         return [(key, r) for key, r in self.records(app).items() if r.get("username") == self.me]
 
@@ -200,8 +222,8 @@ class _Draft:
             return False
         time, when = self.moment()
         self.gated("AddAgenda", content=content, time=time, location=location)
-        records[_key_by_count(records)] = {"username": self.me, "content": content, "time": time,
-                                           "location": location}
+        key = self.new_key("Agenda", _key_by_count(records))
+        records[key] = {"username": self.me, "content": content, "time": time, "location": location}
         self.change("Agenda", "records")
         self.requests.append(self.say("add_agenda", content=content, location=location, when=when))
         return True
@@ -210,10 +232,10 @@ class _Draft:
         self.gated("QueryAgenda", content=content, time="", location="")
 
     def delete_agenda(self) -> bool:
-        mine = self.mine("Agenda")
+        mine = self.fresh("Agenda")
         if not mine or self.mode == "newcomer":
             return False
-        key, record = self.rng.choice(mine)
+        key, record = self.take(mine, "Agenda")
         if self.by_name:
             self._agenda_lookup(record["content"])
             self.requests.append(self.say("delete_agenda", content=record["content"]))
@@ -226,11 +248,11 @@ class _Draft:
         return True
 
     def move_agenda(self) -> bool:
-        mine = self.mine("Agenda")
+        mine = self.fresh("Agenda")
         if not mine or self.mode == "newcomer":
             return False
-        key, record = self.rng.choice(mine)
-        time, new = self.moment()
+        key, record = self.take(mine, "Agenda")
+        time, new = self.moment(bare=True)
         if self.by_name:
             self._agenda_lookup(record["content"])
             self.requests.append(self.say("move_agenda", content=record["content"], new=new))
@@ -247,16 +269,16 @@ class _Draft:
         records = self.records("Alarm")
         time, when = self.moment()
         self.gated("AddAlarm", time=time)
-        records[_key_by_count(records)] = {"username": self.me, "time": time}
+        records[self.new_key("Alarm", _key_by_count(records))] = {"username": self.me, "time": time}
         self.change("Alarm", "records")
         self.requests.append(self.say("add_alarm", when=when))
         return True
 
     def delete_alarm(self) -> bool:
-        mine = self.mine("Alarm")
+        mine = self.fresh("Alarm")
         if not mine or self.mode == "newcomer":
             return False
-        key, record = self.rng.choice(mine)
+        key, record = self.take(mine, "Alarm")
         self.gated("DeleteAlarm", time=record["time"])
         del self.records("Alarm")[key]
         self.change("Alarm", "records")
@@ -264,11 +286,11 @@ class _Draft:
         return True
 
     def move_alarm(self) -> bool:
-        mine = self.mine("Alarm")
+        mine = self.fresh("Alarm")
         if not mine or self.mode == "newcomer":
             return False
-        key, record = self.rng.choice(mine)
-        time, new = self.moment()
+        key, record = self.take(mine, "Alarm")
+        time, new = self.moment(bare=True)
         self.gated("ModifyAlarm", from_time=record["time"], to_time=time)
         self.records("Alarm")[key] = {"username": self.me, "time": time}
         self.change("Alarm", "records")
@@ -282,16 +304,17 @@ class _Draft:
             return False
         time, when = self.moment()
         self.gated("AddReminder", content=content, time=time)
-        records[_key_by_max(records)] = {"username": self.me, "content": content, "time": time}
+        records[self.new_key("Reminder", _key_by_max(records))] = {"username": self.me, "content": content,
+                                                                   "time": time}
         self.change("Reminder", "records")
         self.requests.append(self.say("add_reminder", content=content, content_lower=_lower(content), when=when))
         return True
 
     def delete_reminder(self) -> bool:
-        mine = self.mine("Reminder")
+        mine = self.fresh("Reminder")
         if not mine or self.mode == "newcomer":
             return False
-        key, record = self.rng.choice(mine)
+        key, record = self.take(mine, "Reminder")
         self.gated("DeleteReminder", content=record["content"], time=record["time"])
         del self.records("Reminder")[key]
         self.change("Reminder", "records")
@@ -300,11 +323,11 @@ class _Draft:
         return True
 
     def move_reminder(self) -> bool:
-        mine = self.mine("Reminder")
+        mine = self.fresh("Reminder")
         if not mine or self.mode == "newcomer":
             return False
-        _, record = self.rng.choice(mine)
-        time, new = self.moment()
+        _, record = self.take(mine, "Reminder")
+        time, new = self.moment(bare=True)
         self.gated("ModifyReminder", content=record["content"], time=time)
         record["time"] = time
         self.change("Reminder", "records")
@@ -321,8 +344,9 @@ class _Draft:
         end = _hour_later(start)
         people = sorted(self.rng.sample(self.others, self.rng.choice((1, 2))))
         self.gated("AddMeeting", meeting_topic=topic, start_time=start, end_time=end, location=room, attendees=people)
-        records[_key_by_max(records)] = {"username": self.me, "meeting_topic": topic, "start_time": start,
-                                         "end_time": end, "location": room, "attendees": people}
+        key = self.new_key("Meeting", _key_by_max(records))
+        records[key] = {"username": self.me, "meeting_topic": topic, "start_time": start, "end_time": end,
+                        "location": room, "attendees": people}
         self.change("Meeting", "records")
         self.requests.append(self.say("add_meeting", topic=topic, room=room, when=when, end=end[11:16],
                                       people=self.phrases["and"][0].join(people)))
@@ -332,10 +356,10 @@ class _Draft:
         self.gated("QueryMeeting", meeting_topic=topic, start_time="", end_time="", location="", attendees=[])
 
     def delete_meeting(self) -> bool:
-        mine = self.mine("Meeting")
+        mine = self.fresh("Meeting")
         if not mine or self.mode == "newcomer":
             return False
-        key, record = self.rng.choice(mine)
+        key, record = self.take(mine, "Meeting")
         self._meeting_lookup(record["meeting_topic"])
         self.gated("DeleteMeeting", meeting_topic=record["meeting_topic"], start_time=record["start_time"],
                    end_time=record["end_time"], location=record["location"], attendees=record["attendees"])
@@ -345,11 +369,11 @@ class _Draft:
         return True
 
     def move_meeting(self) -> bool:
-        mine = self.mine("Meeting")
+        mine = self.fresh("Meeting")
         if not mine or self.mode == "newcomer":
             return False
-        _, record = self.rng.choice(mine)
-        start, new = self.moment()
+        _, record = self.take(mine, "Meeting")
+        start, new = self.moment(bare=True)
         if int(start[11:13]) > 19:
             return False
         end = _hour_later(start)
@@ -420,15 +444,15 @@ class _Draft:
             key = str(world_draw(self.draws).randint(10000000, 99999999))
             if key not in table:
                 break
-        table[key] = {"patient_name": patient, "date": day, "doctor_name": doctor}
+        table[self.new_key("Hospital", key)] = {"patient_name": patient, "date": day, "doctor_name": doctor}
         self.change("Hospital", "records")
         self.requests.append(self.say("register_appointment", patient=patient, doctor=doctor,
                                       day=self.said_day(day)))
         return True
 
     def _appointment(self) -> tuple[str, dict[str, Any]] | None:
-        table = self.appointments()
-        return self.rng.choice(sorted(table.items())) if table else None
+        fresh = sorted((key, r) for key, r in self.appointments().items() if ("Hospital", key) not in self.handled)
+        return self.take(fresh, "Hospital") if fresh else None
 
     def _query_appointment(self, record: dict[str, Any]) -> None:
         self.call("QueryRegistration", patient_name=record["patient_name"], date=record["date"])
@@ -500,7 +524,7 @@ class _Draft:
             return False
         devices = [{"name": n, "description": d} for n, d in self.rng.sample(DEVICES[self.lang], 2)]
         self.call("AddScene", name=scene, devices=devices)
-        table[scene] = sorted(devices, key=lambda d: d["name"])
+        table[self.new_key("SmartHome", scene)] = sorted(devices, key=lambda d: d["name"])
         self.change("SmartHome", "scenes")
         self.requests.append(self.say("add_scene", scene=scene, devices=self.devices(devices)))
         return True
@@ -514,7 +538,10 @@ class _Draft:
         table = self.scenes()
         if not table:
             return False
-        scene = self.rng.choice(sorted(table))
+        fresh = sorted(scene for scene in table if ("SmartHome", scene) not in self.handled)
+        if not fresh:
+            return False
+        scene = self.take([(name, None) for name in fresh], "SmartHome")[0]
         have = {d["name"] for d in table[scene]}
         name, description = self.rng.choice([d for d in DEVICES[self.lang] if d[0] not in have])
         self.call("QueryScene", name=scene)
@@ -529,7 +556,10 @@ class _Draft:
         table = self.scenes()
         if not table:
             return False
-        scene = self.rng.choice(sorted(table))
+        fresh = sorted(scene for scene in table if ("SmartHome", scene) not in self.handled)
+        if not fresh:
+            return False
+        scene = self.take([(name, None) for name in fresh], "SmartHome")[0]
         self.call("DeleteScene", name=scene)
         del table[scene]
         self.change("SmartHome", "scenes")
@@ -548,17 +578,17 @@ class _Draft:
         time, when = self.moment()
         on = self.rng.random() < 0.6
         self.call("TimedSwitch", name=device, time=time, on=on)
-        table.setdefault(device, []).append({"time": time, "on": on})
+        table.setdefault(self.new_key("switch", device), []).append({"time": time, "on": on})
         self.change("SmartHome", "switches")
         self.requests.append(self.say("switch", device=device, when=when, state=self.phrases["on" if on else "off"][0]))
         return True
 
     def cancel_switch(self) -> bool:
         table = self.switches()
-        devices = sorted(d for d in table if table[d])
+        devices = sorted(d for d in table if table[d] and ("switch", d) not in self.handled)
         if not devices:
             return False
-        device = self.rng.choice(devices)
+        device = self.take([(d, None) for d in devices], "switch")[0]
         entry = self.rng.choice(table[device])
         self.call("CancelTimedSwitch", name=device, time=entry["time"])
         table[device].remove(entry)
