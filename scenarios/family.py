@@ -199,8 +199,9 @@ class WorldFamily:
     def tasks(self, query: TaskQuery) -> TaskLoad:
         if self.load_tasks is None and self.generator is None:
             raise LookupError(f"{self.name} has no runnable tasks")
-        generator = self.generator() if self.generator is not None and query.data is not None \
-            and query.data.is_file() and _generated_file(query.data) else None
+        data = query.data
+        generator = self.generator() if self.generator is not None and data is not None and data.is_file() \
+            and _generated_file(data) else None
         # A generated file speaks its generator's languages (API-Bank's tasks are English, its generated ones also zh).
         languages = generator.languages if generator is not None else self.languages
         if query.lang not in languages:
@@ -208,10 +209,10 @@ class WorldFamily:
         unanswered = query.unanswered(self.filters)
         if unanswered:
             raise LookupError(f"{self.name} tasks carry no {' or '.join(unanswered)} to filter on")
-        if generator is not None:
+        if generator is not None and data is not None:
             from .generation import load_generated  # only for generated files
 
-            return load_generated(query.data, query, generator)  # type: ignore[arg-type]
+            return load_generated(data, query, generator)
         if self.load_tasks is None:
             raise LookupError(f"{self.name} has no runnable tasks of its own: make some with `toolworlds generate "
                               f"{self.name}` and pass the file as its data")

@@ -136,6 +136,18 @@ def test_apibank_tasks_cover_every_state_changing_api_and_name_records_as_users_
     assert changing <= called, sorted(changing - called)
 
 
+def test_api_bank_speaks_chinese_only_in_a_generated_file(tmp_path: Path) -> None:
+    with pytest.raises(LookupError, match="no 'zh' tasks"):  # its own dialogues are English
+        family("apibank").tasks(TaskQuery(lang="zh"))
+    made = generate(_generator("apibank"), 3, seed=1, difficulty=2, lang="zh")
+    path = tmp_path / "zh.jsonl"
+    made.write(path)
+    worlds = TaskWorlds("apibank", lang="zh", data=path)
+    assert list(worlds.tasks) == [r["id"] for r in made.records]
+    with pytest.raises(LookupError):  # a Chinese set holds no English tasks
+        TaskWorlds("apibank", lang="en", data=path)
+
+
 def test_generate_refuses_what_it_cannot_give() -> None:
     generator = _generator("banking")
     with pytest.raises(GenerationError, match="difficulty"):
