@@ -39,179 +39,35 @@ from sandbox import Call, World
 from ..acebench.generated import SpecialReply
 from ..generation import Candidate, one_message
 from ..world_tasks import WorldTask, end_state
+from .drafting import WORLD_SEED, hour_later, key_by_count, key_by_max, lower_first, world_draw
 from .phrases import (
     AGENDA,
-    DEVICES,
     DOCTORS,
     HOTELS,
-    METRICS,
-    PASSWORD_WORDS,
     PEOPLE,
-    PHRASES,
     REMINDERS,
     ROOMS,
-    SCENES,
     TOPICS,
     USERS,
     ZH_COMMA,
     ZH_QUESTION,
     ZH_STOP,
 )
+from .service_requests import ServiceRequests
 from .world import apibank_world
 
 VERSION = "2"
 SPECIAL_SHARE = 0.05
-WORLD_SEED = 0  # a task's world is built with this seed: tokens and appointment ids are its draws
 VERIFICATION_CODE = 970420  # ForgotPassword's fixed code
 DISTRACTORS = ("Hotel", "Stock", "SmartHome", "Health", "Hospital", "BankAccounts")
 _TOKEN_ALPHABET = string.ascii_letters + string.digits
 # Chinese requests that read right without a leading 请: about oneself, a quote, a time, a person.
 ZH_DIRECT = ("我", "把", "“", "帮", "定", "彻底", *"123456789", *PEOPLE["zh"])
-Table = dict[str, Any]
 
 
-def world_draw(draw: int) -> random.Random:
-    """The generator the world hands out at its `draw`-th draw (`sandbox.rng`)."""
-    return random.Random(f"toolworlds:{WORLD_SEED}:{draw}")
-
-
-class _Draft:
-    """One candidate being written: the simulated tables, the gold messages, the words, the facts."""
-
-    def __init__(self, rng: random.Random, lang: str, difficulty: int) -> None:
-        self.rng, self.lang, self.difficulty = rng, lang, difficulty
-        self.phrases = PHRASES[lang]
-        self.by_name = difficulty >= 2  # records named as the user knows them: a lookup first
-        self.used_times: set[str] = set()
-        self.draws = 0  # the world's seeded draws so far
-        names = rng.sample(USERS[lang], 3)
-        self.accounts: Table = {
-            name: {"password": self.password(), "token": "tok-" + "".join(rng.choices("0123456789abcdef", k=10)),
-                   "email": f"{name}@example.org"} for name in names}
-        self.me = names[0]
-        self.others = names[1:]
-        self.initial: dict[str, Table] = {"Accounts": {"accounts": copy.deepcopy(self.accounts)}}
-        self.tables: dict[str, Table] = {"Accounts": {"accounts": self.accounts}}
-        self.touched: set[tuple[str, str]] = set()
-        self.apps: list[str] = []
-        self.messages: list[tuple[Call, ...]] = []
-        self.requests: list[str] = []
-        self.mode = "login"  # "newcomer": registers first; "forgot": resets the password first
-        self.token_used = False
-        self.ended = False  # a password change or the account's deletion: nothing token-gated after it
-        self.opening_password = ""  # the password `GetUserToken` is called with
-        self.handled: set[tuple[str, str]] = set()  # (app, key) of records a request added, changed or removed
-
-    # -- words ---------------------------------------------------------------------------------
-
-    def say(self, key: str, **values: Any) -> str:
-        return self.rng.choice(self.phrases[key]).format(**values)
-
-    def password(self) -> str:
-        return f"{self.rng.choice(PASSWORD_WORDS)}{self.rng.randrange(100, 1000)}"
-
-    def moment(self, bare: bool = False) -> tuple[str, str]:
-        """A new time in April 2023: as the API takes it, and as the user says it (`said`)."""
-        while True:
-            day, hour, minute = self.rng.randrange(1, 29), self.rng.randrange(7, 21), self.rng.choice((0, 15, 30, 45))
-            value = f"2023-04-{day:02d} {hour:02d}:{minute:02d}:00"
-            if value not in self.used_times:
-                self.used_times.add(value)
-                return value, self.said(value, bare)
-
-    def said(self, value: str, bare: bool = False) -> str:
-        """A time as the user says it: in English with its preposition ("on April 3 at 07:00", "at 07:00 on
-        April 3") unless `bare`, for a time something is moved to ("to April 3 at 07:00")."""
-        day, clock = int(value[8:10]), value[11:16]
-        if self.lang == "zh":
-            return f"4月{day}{self.rng.choice(('日', '号'))}{clock}"
-        first = self.rng.random() < 0.5
-        if bare:
-            return f"April {day} at {clock}" if first else f"{clock} on April {day}"
-        return f"on April {day} at {clock}" if first else f"at {clock} on April {day}"
-
-    def said_day(self, value: str) -> str:
-        day = int(value[8:10])
-        return f"4月{day}日" if self.lang == "zh" else f"April {day}"
-
-    # -- the simulated tables ------------------------------------------------------------------
-
-    def table(self, app: str, field: str, draw: Callable[[], Any]) -> Any:
-        """The app's table `field`, drawn (and recorded as the starting state) on first use."""
-        tables = self.tables.setdefault(app, {})
-        if field not in tables:
-            tables[field] = draw()
-            self.initial.setdefault(app, {})[field] = copy.deepcopy(tables[field])
-        return tables[field]
-
-    def change(self, app: str, field: str) -> None:
-        self.touched.add((app, field))
-        if app not in self.apps:
-            self.apps.append(app)
-
-    def records(self, app: str) -> Table:
-        return self.table(app, "records", lambda: self._records(app))
-
-    def _records(self, app: str) -> Table:
-        records: Table = {}
-        known = list(self.initial["Accounts"]["accounts"])  # a newcomer has no records yet
-        owners = [self.me, self.me, *known] if self.me in known else known
-        for owner in owners:
-            if self.rng.random() < 0.3 and owner != self.me:
-                continue
-            record = self._record(app, owner, {r.get("content", r.get("meeting_topic")) for r in records.values()
-                                               if r["username"] == owner})
-            if record is not None:
-                records[str(len(records) + 1)] = record
-        return records
-
-    def _record(self, app: str, owner: str, taken: set[Any]) -> dict[str, Any] | None:
-        time, _ = self.moment()
-        if app == "Agenda":
-            content, location = self.rng.choice(AGENDA[self.lang])
-            return None if content in taken else {"content": content, "time": time, "location": location,
-                                                  "username": owner}
-        if app == "Alarm":
-            return {"time": time, "username": owner}
-        if app == "Reminder":
-            content = self.rng.choice(REMINDERS[self.lang])
-            return None if content in taken else {"content": content, "time": time, "username": owner}
-        topic = self.rng.choice(TOPICS[self.lang])
-        if topic in taken or int(time[11:13]) > 19:
-            return None
-        known = [user for user in self.initial["Accounts"]["accounts"] if user != owner]
-        people = sorted(self.rng.sample(known, self.rng.choice((1, 2))))
-        return {"meeting_topic": topic, "start_time": time, "end_time": _hour_later(time),
-                "location": self.rng.choice(ROOMS[self.lang]), "attendees": people, "username": owner}
-
-    def fresh(self, app: str) -> list[tuple[str, dict[str, Any]]]:
-        """The user's records of `app` no earlier request of this task added, changed or removed (a request
-        list that adds a record and then moves it reads like a slip)."""
-        return [(key, record) for key, record in self.mine(app) if (app, key) not in self.handled]
-
-    def take(self, records: list[tuple[str, Any]], app: str) -> tuple[str, Any]:
-        """One of `records` (key, record) of `app`, drawn and marked handled."""
-        key, record = self.rng.choice(records)
-        self.handled.add((app, key))
-        return key, record
-
-    def new_key(self, app: str, key: str) -> str:
-        """`key`, a record this request adds, marked handled."""
-        self.handled.add((app, key))
-        return key
-
-    def mine(self, app: str) -> list[tuple[str, dict[str, Any]]]:
-        return [(key, r) for key, r in self.records(app).items() if r.get("username") == self.me]
-
-    def token(self) -> str:
-        self.token_used = True
-        return str(self.accounts[self.me]["token"])
-
-    def call(self, api: str, /, **arguments: Any) -> None:
-        self.messages.append((Call(api, arguments),))
-
-    def gated(self, api: str, /, **arguments: Any) -> None:
-        self.call(api, token=self.token(), **arguments)
+class _Draft(ServiceRequests):
+    """One candidate being written: with the service requests, those of the personal organiser and of the
+    account, and the plan a level draws them by."""
 
     # -- requests on the personal organiser (token-gated) ------------------------------------
 
@@ -222,7 +78,7 @@ class _Draft:
             return False
         time, when = self.moment()
         self.gated("AddAgenda", content=content, time=time, location=location)
-        key = self.new_key("Agenda", _key_by_count(records))
+        key = self.new_key("Agenda", key_by_count(records))
         records[key] = {"username": self.me, "content": content, "time": time, "location": location}
         self.change("Agenda", "records")
         self.requests.append(self.say("add_agenda", content=content, location=location, when=when))
@@ -269,7 +125,7 @@ class _Draft:
         records = self.records("Alarm")
         time, when = self.moment()
         self.gated("AddAlarm", time=time)
-        records[self.new_key("Alarm", _key_by_count(records))] = {"username": self.me, "time": time}
+        records[self.new_key("Alarm", key_by_count(records))] = {"username": self.me, "time": time}
         self.change("Alarm", "records")
         self.requests.append(self.say("add_alarm", when=when))
         return True
@@ -304,10 +160,10 @@ class _Draft:
             return False
         time, when = self.moment()
         self.gated("AddReminder", content=content, time=time)
-        records[self.new_key("Reminder", _key_by_max(records))] = {"username": self.me, "content": content,
+        records[self.new_key("Reminder", key_by_max(records))] = {"username": self.me, "content": content,
                                                                    "time": time}
         self.change("Reminder", "records")
-        self.requests.append(self.say("add_reminder", content=content, content_lower=_lower(content), when=when))
+        self.requests.append(self.say("add_reminder", content=content, content_lower=lower_first(content), when=when))
         return True
 
     def delete_reminder(self) -> bool:
@@ -319,7 +175,7 @@ class _Draft:
         del self.records("Reminder")[key]
         self.change("Reminder", "records")
         self.requests.append(self.say("delete_reminder", content=record["content"],
-                                      content_lower=_lower(record["content"]), when=self.said(record["time"])))
+                                      content_lower=lower_first(record["content"]), when=self.said(record["time"])))
         return True
 
     def move_reminder(self) -> bool:
@@ -332,7 +188,7 @@ class _Draft:
         record["time"] = time
         self.change("Reminder", "records")
         self.requests.append(self.say("move_reminder", content=record["content"],
-                                      content_lower=_lower(record["content"]), new=new))
+                                      content_lower=lower_first(record["content"]), new=new))
         return True
 
     def add_meeting(self) -> bool:
@@ -341,10 +197,10 @@ class _Draft:
         start, when = self.moment()
         if any(r["meeting_topic"] == topic for _, r in self.mine("Meeting")) or int(start[11:13]) > 19:
             return False
-        end = _hour_later(start)
+        end = hour_later(start)
         people = sorted(self.rng.sample(self.others, self.rng.choice((1, 2))))
         self.gated("AddMeeting", meeting_topic=topic, start_time=start, end_time=end, location=room, attendees=people)
-        key = self.new_key("Meeting", _key_by_max(records))
+        key = self.new_key("Meeting", key_by_max(records))
         records[key] = {"username": self.me, "meeting_topic": topic, "start_time": start, "end_time": end,
                         "location": room, "attendees": people}
         self.change("Meeting", "records")
@@ -376,7 +232,7 @@ class _Draft:
         start, new = self.moment(bare=True)
         if int(start[11:13]) > 19:
             return False
-        end = _hour_later(start)
+        end = hour_later(start)
         self._meeting_lookup(record["meeting_topic"])
         self.gated("ModifyMeeting", meeting_topic=record["meeting_topic"], start_time=start, end_time=end,
                    location=record["location"], attendees=record["attendees"])
@@ -420,213 +276,6 @@ class _Draft:
         self.change("BankAccounts", "opened")
         self.requests.append(self.say("open_bank", account=account, pw=password, name=name))
         return True
-
-    # -- services without a token ----------------------------------------------------------------
-
-    def appointments(self) -> Table:
-        def draw() -> Table:
-            table: Table = {}
-            for patient in self.rng.sample(PEOPLE[self.lang], self.rng.choice((2, 3))):
-                table[str(self.rng.randrange(10000000, 100000000))] = {
-                    "patient_name": patient, "date": self.moment()[0][:10], "doctor_name": self.rng.choice(DOCTORS)}
-            return table
-        return self.table("Hospital", "records", draw)
-
-    def register_appointment(self) -> bool:
-        table = self.appointments()
-        patient, doctor = self.rng.choice(PEOPLE[self.lang]), self.rng.choice(DOCTORS)
-        day = self.moment()[0][:10]
-        if any(r["patient_name"] == patient and r["date"] == day for r in table.values()):
-            return False
-        self.call("AppointmentRegistration", patient_name=patient, date=day, doctor_name=doctor)
-        while True:
-            self.draws += 1
-            key = str(world_draw(self.draws).randint(10000000, 99999999))
-            if key not in table:
-                break
-        table[self.new_key("Hospital", key)] = {"patient_name": patient, "date": day, "doctor_name": doctor}
-        self.change("Hospital", "records")
-        self.requests.append(self.say("register_appointment", patient=patient, doctor=doctor,
-                                      day=self.said_day(day)))
-        return True
-
-    def _appointment(self) -> tuple[str, dict[str, Any]] | None:
-        fresh = sorted((key, r) for key, r in self.appointments().items() if ("Hospital", key) not in self.handled)
-        return self.take(fresh, "Hospital") if fresh else None
-
-    def _query_appointment(self, record: dict[str, Any]) -> None:
-        self.call("QueryRegistration", patient_name=record["patient_name"], date=record["date"])
-
-    def cancel_appointment(self) -> bool:
-        found = self._appointment()
-        if found is None:
-            return False
-        key, record = found
-        self._query_appointment(record)
-        self.call("CancelRegistration", appointment_id=key)
-        del self.appointments()[key]
-        self.change("Hospital", "records")
-        self.requests.append(self.say("cancel_appointment", patient=record["patient_name"],
-                                      day=self.said_day(record["date"])))
-        return True
-
-    def move_appointment(self) -> bool:
-        found = self._appointment()
-        if found is None:
-            return False
-        key, record = found
-        day = self.moment()[0][:10]
-        if day == record["date"] or any(r["patient_name"] == record["patient_name"] and r["date"] == day
-                                        for r in self.appointments().values()):
-            return False
-        self._query_appointment(record)
-        self.call("ModifyRegistration", appointment_id=key, new_appointment_date=day)
-        self.requests.append(self.say("move_appointment", patient=record["patient_name"],
-                                      day=self.said_day(record["date"]), until=self.said_day(day)))
-        record["date"] = day
-        self.change("Hospital", "records")
-        return True
-
-    def health(self) -> bool:
-        def draw() -> Table:
-            table: Table = {}
-            for _ in range(2):
-                name, _word, _unit, low, high = self.rng.choice(METRICS[self.lang])
-                table[f"P{self.rng.randrange(100, 1000)}"] = [{"time": self.moment()[0], name: self.rng.randint(low,
-                                                                                                              high)}]
-            return table
-        table = self.table("Health", "health", draw)
-        pid = self.rng.choice(sorted(table)) if self.rng.random() < 0.7 else f"P{self.rng.randrange(100, 1000)}"
-        time, when = self.moment()
-        metrics = self.rng.sample(METRICS[self.lang], self.rng.choice((1, 2)))
-        items = [{"name": name, "value": self.rng.randint(low, high)} for name, _, _, low, high in metrics]
-        words = [self.phrases["reading"][0].format(word=word, value=item["value"], unit=unit)
-                 for (_, word, unit, _, _), item in zip(metrics, items, strict=True)]
-        self.call("RecordHealthData", user_id=pid, time=time, health_data=items)
-        table.setdefault(pid, []).append({"time": time, **{item["name"]: item["value"] for item in items}})
-        self.change("Health", "health")
-        self.requests.append(self.say("health", pid=pid, when=when, data=self.phrases["and"][0].join(words)))
-        return True
-
-    def scenes(self) -> Table:
-        def draw() -> Table:
-            table: Table = {}
-            for scene in self.rng.sample(SCENES[self.lang], self.rng.choice((2, 3))):
-                devices = self.rng.sample(DEVICES[self.lang], self.rng.choice((1, 2, 3)))
-                table[scene] = sorted(({"name": n, "description": d} for n, d in devices), key=lambda d: d["name"])
-            return table
-        return self.table("SmartHome", "scenes", draw)
-
-    def add_scene(self) -> bool:
-        table = self.scenes()
-        scene = self.rng.choice(SCENES[self.lang])
-        if scene in table:
-            return False
-        devices = [{"name": n, "description": d} for n, d in self.rng.sample(DEVICES[self.lang], 2)]
-        self.call("AddScene", name=scene, devices=devices)
-        table[self.new_key("SmartHome", scene)] = sorted(devices, key=lambda d: d["name"])
-        self.change("SmartHome", "scenes")
-        self.requests.append(self.say("add_scene", scene=scene, devices=self.devices(devices)))
-        return True
-
-    def devices(self, devices: list[dict[str, str]]) -> str:
-        return self.phrases["and"][0].join(self.phrases["device"][0].format(name=d["name"],
-                                                                            description=_lower(d["description"]))
-                                           for d in devices)
-
-    def extend_scene(self) -> bool:
-        table = self.scenes()
-        if not table:
-            return False
-        fresh = sorted(scene for scene in table if ("SmartHome", scene) not in self.handled)
-        if not fresh:
-            return False
-        scene = self.take([(name, None) for name in fresh], "SmartHome")[0]
-        have = {d["name"] for d in table[scene]}
-        name, description = self.rng.choice([d for d in DEVICES[self.lang] if d[0] not in have])
-        self.call("QueryScene", name=scene)
-        devices = [*table[scene], {"name": name, "description": description}]
-        self.call("ModifyScene", name=scene, devices=devices)
-        table[scene] = sorted(devices, key=lambda d: d["name"])
-        self.change("SmartHome", "scenes")
-        self.requests.append(self.say("extend_scene", scene=scene, device=self.devices([devices[-1]])))
-        return True
-
-    def delete_scene(self) -> bool:
-        table = self.scenes()
-        if not table:
-            return False
-        fresh = sorted(scene for scene in table if ("SmartHome", scene) not in self.handled)
-        if not fresh:
-            return False
-        scene = self.take([(name, None) for name in fresh], "SmartHome")[0]
-        self.call("DeleteScene", name=scene)
-        del table[scene]
-        self.change("SmartHome", "scenes")
-        self.requests.append(self.say("delete_scene", scene=scene))
-        return True
-
-    def switches(self) -> Table:
-        def draw() -> Table:
-            devices = self.rng.sample(DEVICES[self.lang], self.rng.choice((1, 2)))
-            return {name: [{"time": self.moment()[0], "on": self.rng.random() < 0.6}] for name, _ in devices}
-        return self.table("SmartHome", "switches", draw)
-
-    def switch(self) -> bool:
-        table = self.switches()
-        device = self.rng.choice(DEVICES[self.lang])[0]
-        time, when = self.moment()
-        on = self.rng.random() < 0.6
-        self.call("TimedSwitch", name=device, time=time, on=on)
-        table.setdefault(self.new_key("switch", device), []).append({"time": time, "on": on})
-        self.change("SmartHome", "switches")
-        self.requests.append(self.say("switch", device=device, when=when, state=self.phrases["on" if on else "off"][0]))
-        return True
-
-    def cancel_switch(self) -> bool:
-        table = self.switches()
-        devices = sorted(d for d in table if table[d] and ("switch", d) not in self.handled)
-        if not devices:
-            return False
-        device = self.take([(d, None) for d in devices], "switch")[0]
-        entry = self.rng.choice(table[device])
-        self.call("CancelTimedSwitch", name=device, time=entry["time"])
-        table[device].remove(entry)
-        self.change("SmartHome", "switches")
-        self.requests.append(self.say("cancel_switch", device=device, when=self.said(entry["time"])))
-        return True
-
-    def hotel(self) -> bool:
-        def draw() -> Table:
-            start = self.rng.randrange(1, 25)
-            return {"1": {"hotel_name": self.rng.choice(HOTELS), "check_in_time": f"2023-04-{start:02d}",
-                          "check_out_time": f"2023-04-{start + self.rng.randrange(1, 4):02d}", "room_count": 1,
-                          "adult_count": 2, "child_count": 0}}
-        orders = self.table("Hotel", "orders", draw)
-        hotel, start = self.rng.choice(HOTELS), self.rng.randrange(1, 25)
-        end = start + self.rng.randrange(1, 5)
-        for order in orders.values():  # the API's overlap rule
-            first, last = int(order["check_in_time"][8:]), int(order["check_out_time"][8:])
-            if order["hotel_name"] == hotel and (first <= start < last or first < end <= last):
-                return False
-        adults, children = self.rng.randrange(1, 5), self.rng.randrange(0, 3)
-        rooms = 2 if adults > 2 else self.rng.choice((1, 1, 2))
-        check_in, check_out = f"2023-04-{start:02d}", f"2023-04-{end:02d}"
-        self.call("BookHotel", hotel_name=hotel, check_in_time=check_in, check_out_time=check_out, room_count=rooms,
-                  adult_count=adults, child_count=children)
-        key = str(len(orders) + 1)
-        while key in orders:
-            key = str(int(key) + 1)
-        orders[key] = {"hotel_name": hotel, "check_in_time": check_in, "check_out_time": check_out,
-                       "room_count": rooms, "adult_count": adults, "child_count": children}
-        self.change("Hotel", "orders")
-        self.requests.append(self.say("book_hotel", hotel=hotel, day=self.said_day(check_in),
-                                      until=self.said_day(check_out), **self.party(rooms, adults, children)))
-        return True
-
-    def party(self, rooms: int, adults: int, children: int = 0) -> dict[str, str]:
-        return {"rooms": self.phrases["rooms"][rooms - 1], "adults": self.phrases["adults"][adults - 1],
-                "children": self.phrases["children"][children]}
 
     # -- the candidate ----------------------------------------------------------------------------
 
@@ -715,26 +364,6 @@ class _Draft:
                            zh_stop=ZH_STOP).strip()
 
 
-def _key_by_count(records: Table) -> str:
-    number = len(records) + 1
-    while str(number) in records:
-        number += 1
-    return str(number)
-
-
-def _key_by_max(records: Table) -> str:
-    numbers = [int(key) for key in records if str(key).lstrip("-").isdigit()]
-    return str(max(numbers) + 1) if numbers else "0"
-
-
-def _hour_later(time: str) -> str:
-    return f"{time[:11]}{int(time[11:13]) + 1:02d}{time[13:]}"
-
-
-def _lower(text: str) -> str:
-    return text[0].lower() + text[1:]
-
-
 def _special(draft: _Draft) -> Candidate:
     """One of ACEBench's special cases, asked by the draft's user."""
     rng = draft.rng
@@ -750,7 +379,7 @@ def _special(draft: _Draft) -> Candidate:
         category = "special_incomplete"
         kind = rng.choice(("alarm", "reminder", "hotel", "appointment"))
         content = rng.choice(REMINDERS[draft.lang])
-        request = draft.say(f"incomplete_{kind}", content=content, content_lower=_lower(content), hotel=hotel,
+        request = draft.say(f"incomplete_{kind}", content=content, content_lower=lower_first(content), hotel=hotel,
                             day=draft.said_day(day), doctor=doctor, patient=patient, **party)
         answer, classes = {"alarm": ({"AddAlarm": ["time"]}, ["Accounts", "Alarm"]),
                            "reminder": ({"AddReminder": ["time"]}, ["Accounts", "Reminder"]),
