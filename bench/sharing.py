@@ -103,7 +103,7 @@ def main() -> None:
 
         ours = per_op_us(fork_write, batch=batch, rounds=rounds)[0]
         first_kb = first_kb or ours
-        state = world.app("MessageApi")._state
+        state = world.app("MessageApi").read_only_state
         deep = per_op_us(lambda state=state: copy.deepcopy(state), batch=max(1, batch // 5), rounds=rounds)[0]
         snapshot = world.snapshot()
 

@@ -41,13 +41,14 @@ _DRIVER = """
 import json, sys, time
 start = time.perf_counter()
 import toolworlds.cli as cli
+import toolworlds.cli.worlds as commands
 after_cli = time.perf_counter()
 from pydantic import BaseModel
 class Probe(BaseModel):
     value: int = 0
 after_pydantic = time.perf_counter()
 marks = {}
-find_family, make_report = cli._family, cli._replay_report
+find_family, make_report = commands.family_named, commands._replay_report
 def timed_family(name):
     marks['family'] = time.perf_counter()
     try:
@@ -59,7 +60,7 @@ def timed_report(*args):
         return make_report(*args)
     finally:
         marks['replayed'] = time.perf_counter()
-cli._family, cli._replay_report = timed_family, timed_report
+commands.family_named, commands._replay_report = timed_family, timed_report
 sys.argv = ['toolworlds', 'replay', 'acebench']
 try:
     cli.main()

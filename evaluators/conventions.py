@@ -22,6 +22,8 @@ from typing import Any
 
 from scenarios.registry import FAMILIES, family
 
+WORLD_PREFIX = "world:"  # `scenarios.any_world.PREFIX`, without importing the generic generator
+
 
 def scored_families() -> list[str]:
     """The names of the families that declare scorers of their own."""
@@ -34,6 +36,14 @@ def family_scorers(name: str) -> ModuleType | None:
     A declared module that cannot be imported raises: the family promised scorers, and scoring its
     episodes with the generic score instead would be a silent wrong answer.
     """
+    if name.startswith(WORLD_PREFIX):  # a user's world (`world:package.module:factory`), which no registry lists
+        from scenarios.any_world import world_family
+
+        try:
+            declared = world_family(name).scorers
+        except LookupError:
+            return None
+        return None if declared is None else importlib.import_module(declared)
     if name not in FAMILIES:
         return None
     declared = family(name).scorers

@@ -16,17 +16,37 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, overload
 from weakref import ref as _ref
 
+from .clock import SimClock
 from .journal import CLAIM_TOP, Journal, active_journal
+from .rng import WorldRandom
 from .state import WITH_INTERNAL, Generation, StateModel, claim_on_read, own, own_fields, plain, plain_fields, settle
 from .tools import ToolSpec, tool_spec_of
 
-if TYPE_CHECKING:
-    from .world import World
-
 S = TypeVar("S", bound=StateModel)
+A = TypeVar("A", bound="App[Any]")
+
+
+class AppWorld(Protocol):
+    """What an app's tools reach of the world it is in (`App.world`): its clock, random source, id
+    counters, the other apps and the whole state. `sandbox.world.World` is the implementation; a protocol,
+    because that module imports this one."""
+
+    @property
+    def clock(self) -> SimClock: ...
+    @property
+    def rng(self) -> WorldRandom: ...
+    @property
+    def apps(self) -> Mapping[str, App[Any]]: ...
+    @overload
+    def app(self, key: type[A]) -> A: ...
+    @overload
+    def app(self, key: str) -> App[Any]: ...
+    def next_id(self, kind: str, start: int = 1) -> int: ...
+    def state(self) -> dict[str, Any]: ...
+
 
 # The engine's own bookkeeping, the only attributes that change once an app is in a world.
 # The engine writes them with `_set`, past the guard in `App.__setattr__`: snapshots, restores
@@ -101,7 +121,7 @@ class App(Generic[S]):
         # A weak reference: a world holds its apps, and an app pointing back would make every world a
         # reference cycle, freed only by the cyclic collector (a dropped fork and the copies it made
         # stayed in memory until a collection, and cost one: its pass over every container they hold).
-        self._world: _ref[World] | None = None
+        self._world: _ref[AppWorld] | None = None
         self.name: str = name or type(self).app_name or type(self).__name__
 
     @property
@@ -129,7 +149,7 @@ class App(Generic[S]):
         nested fields (`CLAIM_ON_READ_FROM`): they are claimed as the call reads them (`claim_on_read`),
         since a call reads one or two of a state's collections, and each field claimed is one to
         compare and give back at the call's end (`Journal.release`, which also puts the top's class
-        back: `_released`). Every other take claims every field now: after a restore or a release, a
+        back: `top_released`). Every other take claims every field now: after a restore or a release, a
         copy no longer costs a release, so claiming on read would cost more than the copies it saves;
         outside a call, no journal would put the class back."""
         shared, original = self._shared, self._state
@@ -154,7 +174,7 @@ class App(Generic[S]):
         if claims is not None:
             claims.append((CLAIM_TOP, self, None, mine, original))
 
-    def _released(self, mine: S, original: S | None) -> None:
+    def top_released(self, mine: S, original: S | None) -> None:
         """A call's release (`Journal.release`) gave back the shared `original` of the top copy `mine`, or
         (None) some of its fields, or (`mine`) nothing though `mine` still claims fields on read. A top
         claiming on read (`claim_on_read`) gets its class back; the fields it did not claim stay shared."""
@@ -168,7 +188,7 @@ class App(Generic[S]):
             _set(self, "_shared", FIELDS_SHARED)
 
     @property
-    def world(self) -> World:
+    def world(self) -> AppWorld:
         """The world this app is part of (alive while anything holds it: its calls run through it)."""
         ref = self._world
         world = None if ref is None else ref()
@@ -196,7 +216,8 @@ class App(Generic[S]):
         the rest. A benchmark that records part of an app's state as its end state, such as ACEBench,
         would otherwise dump a travel app's flights to keep its reservations."""
         if fields is None:
-            return plain(self._state)
+            data: dict[str, Any] = plain(self._state)
+            return data
         data = plain_fields(self._state, fields)
         return {name: data[name] for name in fields if name in data}
 
@@ -210,23 +231,29 @@ class App(Generic[S]):
         return False
 
     # -- engine hooks ------------------------------------------------------------------
+    # Called by the world (`World.__init__`, `snapshot`, `restore`, `fork`), which owns none of the app's
+    # fields: what sharing means for the state (`_shared`'s values) is decided here alone. Named so that no
+    # tool of a subclass is likely to take the name; never exposed to agents (only `@tool` methods are).
 
-    def _bind(self, world: World) -> None:
+    def enter_world(self, world: AppWorld) -> None:
+        """Join `world`; an app belongs to one world only."""
         ref = self._world
         if ref is not None and ref() is not world:  # another world's, even one gone since
             raise ValueError(f"app {self.name!r} already belongs to another world")
         _set(self, "_world", _ref(world))
 
-    def _share(self) -> S:
+    def share_state(self) -> S:
         """Hand out the state object for a snapshot or fork; later writes copy first."""
         _set(self, "_shared", True)
         return self._state
 
-    def _adopt(self, state: S) -> None:
+    def adopt_state(self, state: S) -> None:
+        """Take `state`, handed out by `share_state` (a restore): shared, so the next write copies first."""
         _set(self, "_state", state)
         _set(self, "_shared", SHARED_AGAIN)
 
-    def _fork(self, world: World) -> App[S]:
+    def fork_for(self, world: AppWorld) -> App[S]:
+        """This app for `world`, a fork of its own: the same state object, shared by both until one writes."""
         new = _new(type(self))
         _set(new, "name", self.name)
         extra = getattr(self, "__dict__", None)
@@ -234,7 +261,7 @@ class App(Generic[S]):
             # Fixed data set by the constructor: the very dict is shared, since no attribute of an
             # app in a world can be set or deleted (`__setattr__`, `__delattr__`).
             _set(new, "__dict__", extra)
-        if self._shared is not SHARED:  # `_share`, inline: a template's apps, forked over and over, already are
+        if self._shared is not SHARED:  # `share_state`, inline: a template's apps, forked over and over, already are
             _set(self, "_shared", SHARED)
         _set(new, "_state", self._state)
         _set(new, "_shared", SHARED)

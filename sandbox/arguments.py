@@ -88,6 +88,11 @@ def _in_order(given: dict[str, Any], defaults: tuple[tuple[str, Any], ...]) -> d
     return ordered
 
 
+# What `ItemModel.build` makes of a list: the log's copy of the items, the model instances, their dumped form,
+# and the characters and values they add to the walk's counts.
+_Built = tuple[list[Any], list[Any], list[Any], int, int]
+
+
 @dataclass(frozen=True, slots=True)
 class ItemModel:
     """A list parameter's small argument model, and how many items the list may hold."""
@@ -102,7 +107,7 @@ class ItemModel:
     longest_name: int
     name_chars: int
 
-    def build(self, value: list[Any], limits: InputLimits) -> tuple[list[Any], list[Any], list[Any], int, int] | None:
+    def build(self, value: list[Any], limits: InputLimits) -> _Built | None:
         """(the log's copy of the items, the model instances, their dumped form, characters, values), or None.
 
         The instances are what pydantic-core makes: the field values in declaration order as
@@ -184,7 +189,7 @@ class ArgumentPlan:
         parameters = self.parameters
         total = self.name_chars
         values = len(arguments)
-        lists: dict[str, tuple[list[Any], list[Any], list[Any], int, int]] | None = None
+        lists: dict[str, _Built] | None = None  # made only for a call passing a list: most calls pass none
         for key, value in arguments.items():
             # The key's type first: no code of the caller's (a key's own `__eq__`) runs during the check,
             # so the arguments cannot change between the check and the copy below.
@@ -200,9 +205,7 @@ class ArgumentPlan:
                 built = parameter.items.build(value, limits)  # type: ignore[union-attr]
                 if built is None:
                     return None
-                if lists is None:
-                    lists = {}
-                lists[key] = built
+                lists = _added(lists, key, built)
                 total += built[3]
                 values += built[4]
                 continue
@@ -232,12 +235,27 @@ class ArgumentPlan:
                 return None
         if lists is None:
             return raw, kwargs, kwargs
-        validated = kwargs.copy()
-        for key, (copies, models, dumped, _, _) in lists.items():
-            raw[key] = copies
-            kwargs[key] = models
-            validated[key] = dumped
-        return raw, kwargs, validated
+        return _with_lists(raw, kwargs, lists)
+
+
+def _added(lists: dict[str, _Built] | None, key: str, built: _Built) -> dict[str, _Built]:
+    """`lists` with one more built list (a new dict for the first)."""
+    if lists is None:
+        return {key: built}
+    lists[key] = built
+    return lists
+
+
+def _with_lists(raw: dict[str, Any], kwargs: dict[str, Any], lists: dict[str, _Built]
+                ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """`ArgumentPlan.check`'s three dicts with each list of argument models put in: the log's copy of the items,
+    the model instances for the tool, their dumped form for the validated copy."""
+    validated = kwargs.copy()
+    for key, (copies, models, dumped, _, _) in lists.items():
+        raw[key] = copies
+        kwargs[key] = models
+        validated[key] = dumped
+    return raw, kwargs, validated
 
 
 def plan_for(core_schema: Any) -> ArgumentPlan | None:

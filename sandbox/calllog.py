@@ -73,6 +73,7 @@ class CallRecord(NamedTuple):
 
 _MAX_DEPTH = 16
 _new_tuple = tuple.__new__
+_new_object = object.__new__
 
 
 class CallLog(Sequence[CallRecord]):
@@ -92,10 +93,13 @@ class CallLog(Sequence[CallRecord]):
 
     @classmethod
     def over(cls, base: CallLog, length: int) -> CallLog:
-        """A new log that starts with the first `length` records of `base`."""
+        """A new log that starts with the first `length` records of `base`.
+
+        Built past `__init__` (every restore and fork makes one, and its frame costs as much as the rest)."""
         if base._depth >= _MAX_DEPTH:
             return cls(base._segments_upto(length))
-        log = cls()
+        log: CallLog = _new_object(cls)
+        log._own = []
         if length <= base._prefix_len:
             log._prefix, log._prefix_len, log._depth = base._prefix, length, base._depth
         else:
@@ -104,7 +108,7 @@ class CallLog(Sequence[CallRecord]):
 
     def view(self) -> CallLog:
         """A new log that starts with this one's records as they are now."""
-        return CallLog.over(self, len(self))
+        return CallLog.over(self, self._prefix_len + len(self._own))
 
     def append(self, record: CallRecord) -> None:
         self._own.append(record)

@@ -12,15 +12,21 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from .bounds import InputLimits
 from .calllog import CallRecord
 from .errors import ParseError
 from .parsing import Call, decode_arguments
 
-if TYPE_CHECKING:
-    from .world import World
+
+class CallRunner(Protocol):
+    """What running structured calls needs of a world: its input limits and `execute`. `sandbox.world.World`
+    is the implementation; a protocol, because that module imports this one."""
+
+    @property
+    def limits(self) -> InputLimits: ...
+    def execute(self, message: str | Sequence[Call | ParseError]) -> list[CallRecord]: ...
 
 
 @dataclass(frozen=True)
@@ -122,7 +128,7 @@ def anthropic_block(use: ToolUse, record: CallRecord) -> dict[str, Any]:
             "is_error": record.error is not None}
 
 
-def run_uses(world: World, uses: Iterable[ToolUse]) -> list[tuple[ToolUse, CallRecord]]:
+def run_uses(world: CallRunner, uses: Iterable[ToolUse]) -> list[tuple[ToolUse, CallRecord]]:
     """Each call with the record answering it. The calls are one message, so the world's `max_calls` bounds
     them: a message past it runs none, and every call is answered with that one refusal."""
     listed = list(uses)
@@ -178,12 +184,12 @@ def answering(records: list[CallRecord], calls: int) -> list[CallRecord]:
     return records if len(records) == calls else records[:1] * calls
 
 
-def run_openai(world: World, tool_calls: Any) -> list[dict[str, Any]]:
+def run_openai(world: CallRunner, tool_calls: Any) -> list[dict[str, Any]]:
     """Run OpenAI tool calls in order; one `{"role": "tool", "tool_call_id", "content"}` each."""
     return [openai_message(use, record) for use, record in run_uses(world, openai_uses(tool_calls))]
 
 
-def run_anthropic(world: World, content: Any) -> list[dict[str, Any]]:
+def run_anthropic(world: CallRunner, content: Any) -> list[dict[str, Any]]:
     """Run Anthropic `tool_use` blocks in order; one `tool_result` block each (with `is_error`)."""
     return [anthropic_block(use, record) for use, record in run_uses(world, anthropic_uses(content))]
 

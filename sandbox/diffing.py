@@ -8,6 +8,9 @@ unequal ones by a walk that descends only into differing dict entries and list i
 Lists of scalars are aligned as deepdiff aligns them, within a work budget (an agent's
 end state is untrusted, and difflib's alignment is cubic at worst). deepdiff itself judges
 only values JSON cannot hold, and is imported on first such use.
+
+The walk is the `diff` speed lane (`sandbox.lanes`): with the lanes off, every diff is deepdiff's
+over the whole state (`deep_diff_states`), the definition the walk is tested against.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
+
+from .lanes import LANES_ON
 
 _KINDS = MappingProxyType({
     "values_changed": "changed",
@@ -103,7 +108,17 @@ def diff_states(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> State
     ones a walk follows only the dict entries and list items that differ. One exception,
     for a bounded cost: two lists of scalars that difflib cannot align within
     `_ALIGN_BUDGET` steps are paired by index (`_scalar_list_differences`).
+
+    The walk is the `diff` speed lane (`sandbox.lanes`): with the lanes off, this is `deep_diff_states`,
+    which aligns lists however long that takes (so the one exception above does not arise).
     """
+    if not LANES_ON:
+        return deep_diff_states(expected, actual)
+    return walk_diff_states(expected, actual)
+
+
+def walk_diff_states(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> StateDiff:
+    """`diff_states` by the walk (the `diff` lane itself, whatever the switch says)."""
     expected, actual = dict(expected), dict(actual)
     if expected == actual:  # the common case: one comparison in C, which skips shared objects
         return StateDiff(())

@@ -14,6 +14,9 @@ schema does that for floats itself. Every other part of the schema (field serial
 exclusions, config) is the class's own, so the dump is the serializer's own output.
 tests/test_fast_dumps.py checks the two against each other on every state class of the
 scenarios and on generated models and values, wrong types included.
+
+This is the `dumps` speed lane (`sandbox.lanes`): with the lanes off, `serializer_of` gives each
+class's own serializer, so every dump is `model_dump(mode="json")`'s.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import SchemaSerializer
 
+from .lanes import LANES_ON
+
 SERIALIZER_ATTRIBUTE = "_tw_plain_serializer"
 """The class attribute holding `(class, serializer)`; the class is checked, as subclasses inherit it."""
 
@@ -31,21 +36,32 @@ SERIALIZER_ATTRIBUTE = "_tw_plain_serializer"
 IdleTest = Callable[[type, Any], bool]
 
 
-def serializer_of(kind: type[BaseModel], idle: IdleTest) -> Any:
+def serializer_of(kind: type[BaseModel], idle: IdleTest) -> SchemaSerializer:
     """The serializer giving `kind.__pydantic_serializer__`'s output with idle wrappers left out
-    (the class's own serializer when its own wrapper is not idle, or while the class is not fully built)."""
-    entry = getattr(kind, SERIALIZER_ATTRIBUTE, None)
+    (the class's own serializer when its own wrapper is not idle, or while the class is not fully built),
+    kept on the class. This is the `dumps` speed lane (`sandbox.lanes`): with the lanes off, the class's
+    own serializer, every time."""
+    if not LANES_ON:
+        return kind.__pydantic_serializer__
+    entry: tuple[type, SchemaSerializer] | None = getattr(kind, SERIALIZER_ATTRIBUTE, None)
     if entry is not None and entry[0] is kind:
         return entry[1]
-    serializer = kind.__pydantic_serializer__
     if not kind.__dict__.get("__pydantic_complete__", False):
-        return serializer  # not built yet (an unresolved forward reference): ask again later
+        return kind.__pydantic_serializer__  # not built yet (an unresolved forward reference): ask again later
+    serializer = lean_serializer(kind, idle)
+    type.__setattr__(kind, SERIALIZER_ATTRIBUTE, (kind, serializer))
+    return serializer
+
+
+def lean_serializer(kind: type[BaseModel], idle: IdleTest) -> SchemaSerializer:
+    """A new serializer for the fully built `kind`, built from its core schema without the wrappers `idle`
+    vouches for (the class's own serializer when its own wrapper is not idle): the lane itself, whatever
+    the switch says, so that tests can hold it to the class's serializer in one process."""
     schema = kind.__pydantic_core_schema__
     top = _model_schema(schema)
     if top is not None and _idle_wrapper(top, idle) and not _sets_float_output(schema):
-        serializer = SchemaSerializer(_lean(schema, idle), top.get("config"))
-    type.__setattr__(kind, SERIALIZER_ATTRIBUTE, (kind, serializer))
-    return serializer
+        return SchemaSerializer(_lean(schema, idle), top.get("config"))
+    return kind.__pydantic_serializer__
 
 
 def _model_schema(schema: Any) -> dict[str, Any] | None:

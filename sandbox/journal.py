@@ -16,7 +16,7 @@ every copy it made that it never changed is swapped back for the shared original
 world keeps only the copies it needed (a call that reads two contacts to send a message
 keeps neither). A copy changed in place is named by the journal's entries; every other is
 compared with its original, item by item, so a write that went past the journal is kept too.
-The release also ends that call's claiming on read (`App._released`): each top copy it took
+The release also ends that call's claiming on read (`App.top_released`): each top copy it took
 gets its own class back.
 
 A container that a call copied from a shared original (a claim) and then changes as a whole (a
@@ -36,7 +36,7 @@ falls back to the copy. Deleting the newest or oldest entries of a long dict cos
 
 from __future__ import annotations
 
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from itertools import islice
 from operator import indexOf, is_
 from typing import Any
@@ -274,6 +274,21 @@ class Journal:
         self._grown = None
         self._origins = None
 
+    def end(self, token: Token[Journal | None]) -> bool:
+        """`end` for the caller that holds the active journal (`World.call`): the same, without looking it up."""
+        reset(token)
+        if self.claims is not None:
+            self.release()
+        return bool(self._entries)
+
+    def abort(self, token: Token[Journal | None]) -> None:
+        """Undo what this journal's call did and end the call (`end`): it failed. Ended even if the undo fails,
+        so that a failure can never leave this journal active for the calls after."""
+        try:
+            self.rollback()
+        finally:
+            self.end(token)
+
     def record_claims(self) -> None:
         """Keep the copies this call makes of shared objects from now on, to `release` the unchanged ones."""
         if self.claims is None:
@@ -323,11 +338,11 @@ class Journal:
                     differ.add(id(parent))
         for _, app, _, mine, original in tops:
             if mine is not original and id(mine) not in differ and not _differs(mine, original, differ):
-                app._released(mine, original)
+                app.top_released(mine, original)
             elif id(mine) in opened:
-                app._released(mine, None)
+                app.top_released(mine, None)
             elif type(mine)._tw_real is not None:  # still claiming on read (`claim_on_read`): some fields unread
-                app._released(mine, mine)
+                app.top_released(mine, mine)
         # A top claiming on read holds this list in its generation; emptied, it keeps no copy alive.
         claims.clear()
 
@@ -372,15 +387,19 @@ def _differs(mine: Any, original: Any, differ: set[int]) -> bool:
     return False
 
 
-# Make a journal the active one (returns a token), and put the previous one back. `World.call`, which
-# knows its journal, resets and releases inline; `end` is the same for callers that do not.
+# Make a journal the active one (returns a token), and put the previous one back (`end`, which also
+# releases what the call copied for nothing; `reset` alone leaves the copies).
 begin = _ACTIVE.set
 reset = _ACTIVE.reset
 
 
-def end(token: Any) -> None:
-    """Make the journal before `token` the active one again, releasing what the ending call copied for nothing."""
+def end(token: Token[Journal | None]) -> bool:
+    """Make the journal before `token` the active one again, releasing what the ending call copied for nothing;
+    whether the ending call changed the state (after a rollback: no). The work is `Journal.end`'s, which
+    `World.call`, holding the journal, calls directly: one place closes every call's journal."""
     journal = _ACTIVE.get()
-    reset(token)
-    if journal is not None and journal.claims is not None:
-        journal.release()
+    if journal is None:
+        reset(token)
+        return False
+    return journal.end(token)
+

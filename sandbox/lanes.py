@@ -14,17 +14,27 @@ Each lane is named in `LANES` below, with the plain path it stands in for.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Final
 
 #: Every speed lane, by name, with the plain path it stands in for.
-LANES: Final[dict[str, str]] = {
-    "arguments": "the tool's pydantic argument model validates every call (sandbox.arguments)",
-    "parse_brackets": "Python's `ast` reads bracket calls (sandbox.parsing)",
-    "parse_json": "json.loads and the repair ladder read JSON calls (sandbox.parsing)",
-    "dumps": "each model's own pydantic serializer, wrap serializers included (sandbox.dumps)",
-    "diff": "deepdiff-semantics walk over the whole state (sandbox.diffing)",
-    "claim_on_read": "a fork copies a container on its first write, never by reading (sandbox.state)",
-}
+LANES: Final[Mapping[str, str]] = MappingProxyType({
+    "arguments": "the tool's pydantic argument model validates and coerces every call "
+                 "(lane: ArgumentPlan, sandbox.arguments; switched in ToolSpec.fast_arguments)",
+    "parse_brackets": "Python's `ast` and the literals-only walk read every bracket call, and a text is repaired "
+                      "only after they refuse it (lane: _fast_brackets and _sure_repair, "
+                      "sandbox.parsing.fast_lanes; switched in sandbox.parsing.brackets)",
+    "dumps": "each model class's own pydantic serializer, its wrap serializers included, dumps every"
+             " model (`model_dump(mode='json')`), instead of one built without its idle wrap serializers"
+             " (sandbox.dumps)",
+    "diff": "deepdiff compares the whole state (diffing.deep_diff_states) instead of the walk into"
+            " the parts that differ (sandbox.diffing)",
+    "claim_on_read": "the first writing call after a fork or snapshot copies every nested field (container or"
+                     " model) of an app's top state up front (state.model.own), instead of each as the call"
+                     " first reads it, for tops with CLAIM_ON_READ_FROM nested fields or more"
+                     " (sandbox.state.sharing)",
+})
 
 _OFF: Final = frozenset({"off", "0", "false", "no"})
 

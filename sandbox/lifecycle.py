@@ -85,10 +85,10 @@ class Lifecycle:
             raise ValueError(f"{entity} lifecycle maps tools to unknown triggers {unknown}")
         self.tools: dict[str, str] | None = None if tools is None else dict(tools)
 
-    def can(self, entity: Any, trigger: str) -> bool:
+    def can(self, entity: object, trigger: str) -> bool:
         return (trigger, getattr(entity, self.field)) in self._table
 
-    def allowed(self, entity: Any) -> list[str]:
+    def allowed(self, entity: object) -> list[str]:
         """Triggers that are legal from the entity's current status."""
         return self._triggers_from(getattr(entity, self.field))
 
@@ -125,7 +125,7 @@ class Lifecycle:
             details["tools_now"] = tools
         raise ToolError(refusal, code="invalid_transition", **details)
 
-    def fire(self, entity: Any, trigger: str, *, refusal: str | None = None) -> str:
+    def fire(self, entity: object, trigger: str, *, refusal: str | None = None) -> str:
         """Move `entity` along `trigger`; raises `ToolError` (with `refusal`, if given) if the move is illegal."""
         dest = self.move(getattr(entity, self.field), trigger, refusal=refusal)
         setattr(entity, self.field, dest)

@@ -58,7 +58,8 @@ def _integers_within(values: Any, bound: int, depth: int) -> bool:
     """False when an integer past `bound` lies anywhere `_refuse_integers` looks (the same walk, without paths)."""
     kind = type(values)
     if kind is int:
-        return -bound < values < bound
+        number: int = values
+        return -bound < number < bound
     if depth > DEPTH_CEILING or kind is str or kind is float or kind is bool or values is None:
         return True
     items: Any
@@ -113,7 +114,7 @@ def checked_copy(arguments: dict[Any, Any], limits: InputLimits = DEFAULT_LIMITS
     and anything near a bound, takes the full walk, which names the bound it breaks.
     """
     budget = [limits.max_items, limits.max_message_chars]
-    copied = _quick_mapping(arguments, 1, limits, budget)
+    copied: dict[str, Any] = _quick_mapping(arguments, 1, limits, budget)  # or `_UNSURE`, typed Any to stand in
     if copied is not _UNSURE and budget[0] >= 0 and budget[1] >= 0:
         return copied
     return _Walk(limits, strict=True).mapping(arguments, 1, "")

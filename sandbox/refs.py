@@ -99,7 +99,7 @@ class Ref:
                 wanted[name] = _wanted(value, given)
                 if wanted[name] is _MISSING:
                     return []
-        nodes: list[Any] = [app._state]  # the app's state as it is, without taking a private copy
+        nodes: list[Any] = [app.read_only_state]  # the app's state as it is, without taking a private copy
         for part in self.segments:
             parameter = _template(part)
             if parameter is not None and parameter not in given:

@@ -27,6 +27,7 @@ import docstring_parser
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
+from . import lanes
 from .arguments import ArgumentPlan, plan_for
 from .bounds import printable_text, type_name
 from .journal import Journal
@@ -71,11 +72,12 @@ class ToolArguments:
     @functools.cached_property
     def model(self) -> type[BaseModel]:
         assert self._fields is not None  # set whenever the model was not given
-        return create_model(
+        model: type[BaseModel] = create_model(
             f"{self._name}_arguments",
             __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
             **self._fields,  # type: ignore[call-overload]
         )
+        return model
 
     @functools.cached_property
     def schema(self) -> dict[str, Any]:
@@ -163,12 +165,18 @@ class ToolSpec:
         return self.arguments.model.__pydantic_validator__
 
     @functools.cached_property
-    def fast_arguments(self) -> ArgumentPlan | None:
-        """The fast lane's plan for this tool's arguments (`sandbox.arguments`), read from the
-        argument model on first use; None when a subclass validates its own way."""
+    def argument_plan(self) -> ArgumentPlan | None:
+        """The `arguments` speed lane's plan for this tool (`sandbox.arguments`), read from the argument
+        model on first use, whether the lanes are on or not; None when a subclass validates its own way."""
         if type(self).validator is not ToolSpec.validator:
             return None
         return plan_for(self.args_model.__pydantic_core_schema__)
+
+    @functools.cached_property
+    def fast_arguments(self) -> ArgumentPlan | None:
+        """The plan calls take (`argument_plan`); always None with the speed lanes off (`sandbox.lanes`),
+        so pydantic validates and coerces every call."""
+        return self.argument_plan if lanes.LANES_ON else None
 
     @functools.cached_property
     def read_journal(self) -> Journal:
@@ -267,9 +275,9 @@ def _field_info(annotation: Any, default: Any, doc: str | None) -> FieldInfo:
         isinstance(meta, FieldInfo) and meta.description
         for meta in getattr(annotation, "__metadata__", ())
     )
-    if doc and not described:
-        return Field(default, description=doc)
-    return Field(default)
+    # `Field` is typed to return Any (so that it can stand as any field's default); it builds a FieldInfo.
+    info: FieldInfo = Field(default, description=doc) if doc and not described else Field(default)
+    return info
 
 
 def _description(doc: docstring_parser.Docstring) -> str:
@@ -299,7 +307,7 @@ def parameters_schema(args_model: type[BaseModel]) -> dict[str, Any]:
     """
     raw = args_model.model_json_schema()
     defs = raw.pop("$defs", {})
-    schema = _clean(_inline(raw, defs, ()))
+    schema: dict[str, Any] = _clean(_inline(raw, defs, ()))
     schema.setdefault("properties", {})
     schema.setdefault("required", [])
     schema["additionalProperties"] = False

@@ -21,12 +21,11 @@ from .app import App
 from .bounds import DEFAULT_LIMITS, InputLimits, LimitExceeded, exception_line, printable_text, type_name, valid_text
 from .calllog import CallError, CallLog, CallRecord
 from .clock import DEFAULT_START, SimClock
-from .diffing import diff_states
+from .diffing import StateDiff, diff_states
 from .dumps import SERIALIZER_ATTRIBUTE
 from .errors import ParseError, ToolError
 from .journal import Journal
-from .journal import begin as _set_journal
-from .journal import reset as _reset_journal
+from .journal import begin as begin_journal
 from .limits import check_integers, checked_copy, redacted_copy
 from .parsing import Call
 from .replies import reply_items
@@ -36,7 +35,8 @@ from .state import OWNER, StateModel, TrackedDict, plain
 from .tools import Coercion, ToolSpec, describe_validation_error
 
 A = TypeVar("A", bound=App[Any])
-_new_record = tuple.__new__
+Prepared = tuple[ToolSpec, Any, dict[str, Any], dict[str, Any]]
+"""A call ready to run: its tool, its arguments as logged, the tool's keyword arguments, the validated arguments."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ class World:
         for app in apps:
             if app.name in self._apps:
                 raise ValueError(f"two apps are named {app.name!r}")
-            app._bind(self)
+            app.enter_world(self)
             self._apps[app.name] = app
             for spec in app.specs().values():
                 if spec.name in tools:
@@ -143,7 +143,7 @@ class World:
         """The whole state, JSON-ready, keyed by app name."""
         return {name: app.dump() for name, app in self._apps.items()}
 
-    def diff(self, expected: Mapping[str, Any]) -> Any:
+    def diff(self, expected: Mapping[str, Any]) -> StateDiff:
         """Field-level differences between `expected` and the current state (exact mode)."""
         return diff_states(expected, self.state())
 
@@ -155,12 +155,17 @@ class World:
         for name, app_config in config.items():
             self._apps[name].load(app_config)
 
+    @property
+    def ids(self) -> Mapping[str, int]:
+        """The per-world id counters (`next_id`): each kind's next value, read-only."""
+        return MappingProxyType(self._ids)
+
     def next_id(self, kind: str, start: int = 1) -> int:
         """The next value of a per-world counter; undone if the calling tool fails."""
         ids = self._ids
         if getattr(ids, OWNER) is not _OWN:  # shared with a fork: this world's first count takes its own copy
             ids = self._ids = _own_ids(TrackedDict(ids))
-        value = ids.get(kind, start)
+        value: int = ids.get(kind, start)
         ids[kind] = value + 1
         return value
 
@@ -184,8 +189,8 @@ class World:
             # A read-only journal holds nothing (it refuses the first write), so each tool has one for all its calls.
             journal = Journal(spec.name, False) if spec.mutates else spec.read_journal
             clock, rng = self.clock, self.rng
-            now, draws = clock._now, rng.draws
-            token = _set_journal(journal)
+            now, draws = clock.moment, rng.draws
+            token = begin_journal(journal)
             try:
                 result = spec.function(app, **kwargs)
                 # Converted while the journal can still undo the call, so a result the log
@@ -198,37 +203,31 @@ class World:
                     result = (known[1].to_python(result, mode="json") if known is not None and known[0] is kind
                               else plain(result))
             except ToolError as exc:
-                journal.rollback()
-                clock._now, rng.draws = now, draws
+                journal.abort(token)
+                clock.set(now)
+                rng.draws = draws
                 error = CallError(exc.code, exc.message, (plain(exc.data),) if exc.data else ())
-                return self._record(spec.name, spec.app, raw, validated, None, error, False, now)
+                return self._record_error(spec.name, spec.app, raw, error, validated=validated, now=now)
             except Exception as exc:  # a crash inside a tool is a world bug, not the agent's
-                journal.rollback()
-                clock._now, rng.draws = now, draws
+                journal.abort(token)
+                clock.set(now)
+                rng.draws = draws
                 error = CallError("internal_error", f"{spec.name} failed: {exception_line(exc)}")
-                return self._record(spec.name, spec.app, raw, validated, None, error, False, now)
+                return self._record_error(spec.name, spec.app, raw, error, validated=validated, now=now)
             except BaseException:
-                journal.rollback()
-                clock._now, rng.draws = now, draws
+                journal.abort(token)
+                clock.set(now)
+                rng.draws = draws
                 raise
-            finally:
-                _reset_journal(token)
-                if journal.claims is not None:  # `journal.end`, inline: give back what the call copied for nothing
-                    journal.release()
-            # `_record`, `CallLog.add` and `journal.changed` without their frames: this is the path of every
-            # successful call.
-            log = self.log
-            own = log._own
-            record: CallRecord = _new_record(CallRecord, (log._prefix_len + len(own), spec.name, spec.app, raw,
-                                                          validated, result, None, bool(journal._entries), now))
-            own.append(record)
+            # Ended here rather than in a `finally`: ending tells whether the call changed anything.
+            record = self.log.add(spec.name, spec.app, raw, validated, result, None, journal.end(token), now)
             if clock.tick:
-                clock._now += clock.tick
+                clock.step()
             return record
         except Exception as exc:  # the engine's own failure (formatting, recording): still a record
             return self._failed(name, exc)
 
-    def _prepare(self, name: Any, arguments: Any) -> CallRecord | tuple[ToolSpec, Any, dict[str, Any], dict[str, Any]]:
+    def _prepare(self, name: object, arguments: object) -> CallRecord | Prepared:
         """The full path to a call's (tool, logged arguments, keyword arguments, validated arguments), or the
         record of its refusal: an unknown tool, arguments that are not an object, past a limit or invalid."""
         if arguments is None:
@@ -239,13 +238,12 @@ class World:
         if spec is None:
             spec = self._resolve(name)
             if spec is None:
-                return self._record(self._shown_name(name), None, redacted_copy(arguments, self.limits), None,
-                                    None, self._unknown(name), False)
+                return self._record_error(self._shown_name(name), None, redacted_copy(arguments, self.limits),
+                                     self._unknown(name))
         if type(arguments) is not dict:
             error = CallError("invalid_arguments",
                               f"arguments for {spec.name} must be an object of named values")
-            return self._record(spec.name, spec.app, redacted_copy(arguments, self.limits), None, None, error,
-                                False)
+            return self._record_error(spec.name, spec.app, redacted_copy(arguments, self.limits), error)
         try:
             raw = checked_copy(arguments, self.limits)
         except LimitExceeded as exc:
@@ -255,7 +253,7 @@ class World:
         except ValidationError as exc:
             message, details = describe_validation_error(spec.name, exc)
             error = CallError("invalid_arguments", message, tuple(details))
-            return self._record(spec.name, spec.app, raw, None, None, error, False)
+            return self._record_error(spec.name, spec.app, raw, error)
         kwargs = parsed.__dict__
         if not self._strict:
             try:
@@ -282,16 +280,16 @@ class World:
             details = ({"limit": exc.limit},) if exc.limit else ()
             error = CallError("parse_error", exc.message, details)
             shown = printable_text(message[:2000]) if type(message) is str else f"<{type_name(message)}>"
-            return [self._record(None, None, shown, None, None, error, False)]
+            return [self._record_error(None, None, shown, error)]
         except Exception as exc:
             return [self._failed(None, exc)]
-        return [self.call(item.name, item.arguments) if type(item) is Call
-                else self._unreadable(item) for item in items]
+        return [self._unreadable(item) if isinstance(item, ParseError) else self.call(item.name, item.arguments)
+                for item in items]
 
-    def _unreadable(self, error: Any) -> CallRecord:
+    def _unreadable(self, error: ParseError) -> CallRecord:
         """The record of one call of a message that could not be read (the rest of it was)."""
         try:
-            return self._record(None, None, None, None, None, CallError("parse_error", error.message), False)
+            return self._record_error(None, None, None, CallError("parse_error", error.message))
         except Exception as exc:
             return self._failed(None, exc)
 
@@ -329,8 +327,8 @@ class World:
         counters = TrackedDict(self._ids)
         setattr(counters, OWNER, None)
         return Snapshot(
-            states=MappingProxyType({name: app._share() for name, app in self._apps.items()}),
-            now=self.clock._now,
+            states=MappingProxyType({name: app.share_state() for name, app in self._apps.items()}),
+            now=self.clock.moment,
             draws=self.rng.draws,
             ids=MappingProxyType(counters),
             log=self.log,
@@ -344,8 +342,8 @@ class World:
         if states.keys() != apps.keys():
             raise ValueError("snapshot was taken of a world with different apps")
         for name, app in apps.items():
-            app._adopt(states[name])
-        self.clock._now = snapshot.now
+            app.adopt_state(states[name])
+        self.clock.set(snapshot.now)
         self.rng.draws = snapshot.draws
         self._ids = snapshot.counters  # of no world: copied by the first count (`next_id`)
         self.log = CallLog.over(snapshot.log, snapshot.log_len)
@@ -354,7 +352,7 @@ class World:
         """An independent copy; neither world sees anything the other does afterwards. `coercion` gives
         the copy another coercion policy (a server's `--coercion`), else it keeps this world's."""
         new = object.__new__(World)
-        new._apps = {name: app._fork(new) for name, app in self._apps.items()}
+        new._apps = {name: app.fork_for(new) for name, app in self._apps.items()}
         new._tools = self._tools
         new._specs = self._specs
         new.clock = self.clock.copy()
@@ -371,7 +369,7 @@ class World:
 
     # -- internals ---------------------------------------------------------------------
 
-    def _resolve(self, name: Any) -> ToolSpec | None:
+    def _resolve(self, name: object) -> ToolSpec | None:
         if type(name) is not str or len(name) > self.limits.max_name_chars:
             return None
         spec = self._tools.get(name)
@@ -382,7 +380,7 @@ class World:
                 return None
         return spec
 
-    def _shown_name(self, name: Any) -> str:
+    def _shown_name(self, name: object) -> str:
         """A tool name as the log can hold it: text, bounded, valid Unicode."""
         if type(name) is not str:
             return f"<{type_name(name)}>"
@@ -390,7 +388,7 @@ class World:
         shown = name if len(name) <= limit else name[:limit] + "..."
         return shown if valid_text(shown) else printable_text(shown)
 
-    def _unknown(self, name: Any) -> CallError:
+    def _unknown(self, name: object) -> CallError:
         shown = self._shown_name(name)
         message = f"unknown tool {shown!r}"
         if type(name) is not str:
@@ -408,31 +406,31 @@ class World:
         where = f"'{exc.path}': " if exc.path else ""
         error = CallError("invalid_arguments", f"invalid arguments for {spec.name}: {where}{exc.message} "
                           f"(limit {exc.limit})", (exc.details(),))
-        return self._record(spec.name, spec.app, raw, None, None, error, False)
+        return self._record_error(spec.name, spec.app, raw, error)
 
-    def _failed(self, name: Any, exc: Exception) -> CallRecord:
+    def _failed(self, name: object, exc: Exception) -> CallRecord:
         """The record of a call the engine itself could not handle; built from nothing the caller sent but
         the name, so it cannot fail the same way. Nothing ran, so there is nothing to undo."""
         error = CallError("internal_error", f"the world could not handle this call: {exception_line(exc)}")
         tool = self._shown_name(name) if name is not None else None
-        return self._record(tool, None, None, None, None, error, False)
+        return self._record_error(tool, None, None, error)
 
-    def _record(
+    def _record_error(
         self,
         tool: str | None,
         app: str | None,
         arguments: Any,
-        validated: dict[str, Any] | None,
-        result: Any,
-        error: CallError | None,
-        changed: bool,
+        error: CallError,
+        *,
+        validated: dict[str, Any] | None = None,
         now: _dt.datetime | None = None,
     ) -> CallRecord:
+        """Record a call that was refused or failed: no result, the state unchanged. `now` is the moment the
+        call began (a failed tool may have moved the clock before its undo), else the clock's."""
         clock = self.clock
-        record = self.log.add(tool, app, arguments, validated, result, error, changed,
-                              clock._now if now is None else now)
+        record = self.log.add(tool, app, arguments, validated, None, error, False, clock.moment if now is None else now)
         if clock.tick:
-            clock._now += clock.tick
+            clock.step()
         return record
 
     def __repr__(self) -> str:

@@ -6,42 +6,50 @@ A candidate is a run of state-changing calls drawn against a fresh world from th
 argument drawn as the property-testing kit reads parameters (`sandbox.testing.parameters`, in the
 order their references need): a `Ref`'d parameter takes a value the state holds now, a `Literal` one
 of its choices, a number one inside its bounds, a text a plain word. Calls the world refuses, or that
-change nothing, are drawn again. The instruction is written from the docstrings: each call's
-first docstring line and its arguments, an entity named by its title or name when it has one (so
-the agent looks its id up, with the world's listing tool, which the gold path calls first).
+change nothing, are drawn again. Each call becomes a request a person would write, in en or zh: the
+world's own words for the tool when its factory's module has them (`TASK_PHRASES`: language -> tool ->
+paraphrases with `{parameter}` slots), else a drawn frame around the docstring's first line and its
+arguments' descriptions (`any_world_phrases`); an entity is named by its title or name when it has one
+(so the agent looks its id up, with the world's listing tool, which the gold path calls first).
 
-Levels: the number of state-changing calls is the level; from 2 on, entities are named, not
-numbered; there are no special cases (nothing is known of what a user could leave out). English
-only: docstrings are the only words a world gives. Needs the `testing` extra (hypothesis), as the kit does.
+Levels: the number of state-changing calls is the level (6 at level 5); from 2 on, entities are named,
+not numbered; at 5 one candidate in twenty is one of ACEBench's special cases (a call's required text or
+number left unsaid, an impossible date for a date parameter, a request no tool serves), scored by its
+one reply as banking's are. Needs the `testing` extra (hypothesis), as the kit does.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import random
 import re
+import string
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal
 
 from sandbox import Call, World
 from sandbox.tools import ToolSpec
 
+from . import any_world_phrases as words
 from .family import WorldFamily
-from .generation import Candidate
+from .generation import SPECIAL_CATEGORIES, Candidate, draws_special, one_request, special_category
 from .named import named_callable
 from .world_tasks import WorldTask, world_task
 
 PREFIX = "world:"
-VERSION = "1"
+VERSION = "2"
+LANGUAGES = ("en", "zh")
 NAME_FIELDS = ("title", "name", "user_name", "product", "label")
-WORDS = ("groceries", "report", "meeting notes", "invoice", "holiday plans", "birthday party", "car repair",
-         "budget", "reading list", "garden work", "tax return", "dentist visit", "team lunch", "gym plan",
-         "book order", "flight check-in", "rent payment", "school trip", "bike service", "photo album")
-QUALIFIERS = ("for Monday", "for the team", "before Friday", "for mum", "next week", "for the office", "this weekend",
-              "for the trip", "for the kids", "at home")
+# State-changing calls per level; 5 has two more than 4, so the noisy agent, which passes the special
+# cases, still does worse there.
+CALLS = MappingProxyType({1: 1, 2: 2, 3: 3, 4: 4, 5: 6})
+PHRASEBOOK = "TASK_PHRASES"  # the factory module's own words for its tools: {lang: {tool: (paraphrase, ...)}}
 _UNSET = object()
+Phrasebook = Mapping[str, Mapping[str, tuple[str, ...]]]
 
 
 def load_factory(path: str) -> Callable[..., World]:
@@ -76,7 +84,14 @@ def world_family(name: str) -> WorldFamily:
     path = name.removeprefix(PREFIX)
     factory = load_factory(path)
     return WorldFamily(name=name, description=f"the world {path} builds", build_world=factory,
-                       generator=lambda: WorldGenerator(path))
+                       languages=LANGUAGES, generator=lambda: WorldGenerator(path), scorers="evaluators.generated")
+
+
+def phrasebook(path: str) -> Phrasebook:
+    """The world's own words for its tools (`TASK_PHRASES` in the factory's module), or none."""
+    module = importlib.import_module(path.partition(":")[0])
+    found = getattr(module, PHRASEBOOK, None)
+    return found if isinstance(found, Mapping) else {}
 
 
 @dataclass(frozen=True)
@@ -85,7 +100,7 @@ class WorldGenerator:
 
     path: str
     version: str = VERSION
-    languages: tuple[str, ...] = ("en",)
+    languages: tuple[str, ...] = LANGUAGES
 
     @property
     def family(self) -> str:
@@ -95,11 +110,14 @@ class WorldGenerator:
         return load_factory(self.path)
 
     def propose(self, rng: random.Random, difficulty: int, lang: str) -> Candidate:
+        special = draws_special(rng, difficulty)
+        book = phrasebook(self.path)
         for _ in range(1000):
-            candidate = _Draft(rng, self.factory()(seed=0), difficulty).write()
+            draft = _Draft(rng, self.factory()(seed=0), difficulty, lang, book)
+            candidate = draft.special() if special else draft.write()
             if candidate is not None:
                 return candidate
-        raise LookupError(f"{self.path}: no {difficulty} state-changing calls in a row succeed in its world")
+        raise LookupError(f"{self.path}: no {CALLS[difficulty]} state-changing calls in a row succeed in its world")
 
     def world(self, candidate: Candidate, lang: str) -> World:
         return self.factory()(seed=0)
@@ -111,17 +129,23 @@ class WorldGenerator:
         return world_task(record, functions, lang, self.family, self.factory())
 
 
+Said = list[tuple[str, str, str]]  # per argument given: its key, how the user names it, and its value in words
+_ALONE = "\x00"  # marks a value said as an entity's name, which stands without the parameter's description
+
+
 class _Draft:
-    def __init__(self, rng: random.Random, world: World, difficulty: int) -> None:
+    def __init__(self, rng: random.Random, world: World, difficulty: int, lang: str = "en",
+                 book: Phrasebook | None = None) -> None:
         from sandbox.testing import parameters  # the kit (hypothesis): only when generating for a user's world
 
-        self.rng, self.world, self.difficulty = rng, world, difficulty
+        self.rng, self.world, self.difficulty, self.lang = rng, world, difficulty, lang
+        self.book = (book or {}).get(lang, {})
         self.parameters = parameters
         self.writers = [spec for spec in world.tools.values() if spec.mutates]
         self.listers = [spec for spec in world.tools.values()
                         if not spec.mutates and not spec.args_model.model_json_schema().get("required")]
         self.calls: list[Call] = []
-        self.sentences: list[str] = []
+        self.requests: list[str] = []
         self.named = False
         self.first_named: int | None = None  # the first call naming an entity: the listing goes before it
         self.calls_state = world.state()  # the state after the calls kept so far
@@ -129,16 +153,51 @@ class _Draft:
     def write(self) -> Candidate | None:
         if not self.writers:
             return None
-        while len(self.calls) < self.difficulty:
+        while len(self.calls) < CALLS[self.difficulty]:
             if not any(self.step() for _ in range(30)):
                 return None
         messages: list[tuple[Call, ...]] = [(call,) for call in self.calls]
         if self.first_named is not None and self.listers:
             messages.insert(self.first_named, (Call(self.rng.choice(self.listers).name, {}),))
-        question = " ".join(self.sentences) if len(self.sentences) == 1 else \
-            "Please do this, in order: " + " ".join(f"({n}) {s}" for n, s in enumerate(self.sentences, start=1))
+        question = one_request(self.requests, self.lang, self.rng, ordered=True)
         return Candidate("multi_step", question, tuple(self.world.apps), {}, tuple(messages),
                          {name: state for name, state in self.world.state().items()})
+
+    def special(self) -> Candidate | None:
+        """One of ACEBench's special cases asked of this world: a call's required text or number left
+        unsaid, an impossible date given for a date parameter, or a request no tool serves; None when the
+        world has nothing to leave out or get wrong there (drawn again)."""
+        category = special_category(self.rng, 0.4, 0.7)
+        plain = [(spec, p) for spec in self.writers for p in self.parameters(spec)
+                 if p.required and not p.refs and _unwrap(p.info.annotation)[0] in (str, int, float)]
+        answer: dict[str, list[str]] = {}
+        if category == SPECIAL_CATEGORIES[0]:
+            if not plain:
+                return None
+            spec, left_out = self.rng.choice(plain)
+            drawn = self.arguments(spec, leave_out=left_out.key)
+            if drawn is None:
+                return None
+            request, answer = self.request(spec, drawn[1]), {spec.name: [left_out.key]}
+        elif category == SPECIAL_CATEGORIES[1]:
+            dated = [(spec, p) for spec in self.writers for p in self.parameters(spec)
+                     if not p.refs and _unwrap(p.info.annotation)[0] is str and _is_date(p)]
+            if not dated:
+                return None
+            spec, wrong = self.rng.choice(dated)
+            bad = self.rng.choice(words.IMPOSSIBLE_DAYS)
+            drawn = self.arguments(spec, fixed=(wrong.key, bad))
+            if drawn is None:
+                return None
+            request, answer = self.request(spec, drawn[1]), {wrong.key: [bad]}
+        else:
+            names = " ".join(self.world.tools).lower()
+            served = [text for text, topic in words.IRRELEVANT[self.lang] if topic not in names]
+            if not served:
+                return None
+            request = self.rng.choice(served)
+        question = one_request([request], self.lang, self.rng)
+        return Candidate(category, question, tuple(self.world.apps), {}, special=answer)
 
     def step(self) -> bool:
         spec = self.rng.choice(self.writers)
@@ -157,52 +216,89 @@ class _Draft:
         self.named = self.named or previous
         self.calls_state = self.world.state()
         self.calls.append(Call(spec.name, arguments))
-        self.sentences.append(_sentence(spec, said))
+        self.requests.append(self.request(spec, said))
         return True
 
-    def arguments(self, spec: ToolSpec) -> tuple[dict[str, Any], list[str]] | None:
+    def arguments(self, spec: ToolSpec, leave_out: str = "", fixed: tuple[str, Any] = ("", None)
+                  ) -> tuple[dict[str, Any], Said] | None:
+        """Arguments drawn for `spec` and what the user says of them (`leave_out` is left unsaid and ungiven,
+        `fixed` given as it is: a special case's missing detail and wrong value)."""
         from sandbox.testing.arguments import drawing_order
 
         bound: dict[str, Any] = {}
-        said: list[str] = []
+        said: Said = []
         for param in drawing_order(self.parameters(spec)):
-            if not param.required and self.rng.random() < 0.5:
+            if param.key == leave_out or (not param.required and param.key != fixed[0] and self.rng.random() < 0.5):
                 continue
-            value, words = self.value(param.info.annotation, tuple(param.info.metadata), param.refs, bound,
-                                      param.name, param.info.description or "")
+            if param.key == fixed[0]:
+                value, spoken = fixed[1], str(fixed[1])
+            else:
+                value, spoken = self.value(param.info.annotation, tuple(param.info.metadata), param.refs, bound,
+                                           param.name, param.info.description or "")
             if value is _UNSET:
                 if param.required:
                     return None
                 continue
             bound[param.key] = value
-            described = re.split(r",? e\.g\.", param.info.description or param.name)[0]
-            said.append(described.rstrip(".").lower() + ": " + words)
+            said.append((param.key, _noun(param.info.description or param.name), spoken))
         return bound, said
+
+    def request(self, spec: ToolSpec, said: Said) -> str:
+        """What the user asks for this call: the world's own words for the tool when it has some that fit
+        (every `{slot}` a given argument), else a drawn frame around the docstring's action; the arguments
+        its words leave out follow as details."""
+        given = {key: spoken.split(_ALONE)[-1] for key, _, spoken in said}  # a slot takes the bare name
+        fitting = [t for t in self.book.get(spec.name, ()) if set(_slots(t)) <= set(given)]
+        if fitting:
+            most = max(len(set(_slots(t))) for t in fitting)  # the words that say the most of what is given
+            template = self.rng.choice([t for t in fitting if len(set(_slots(t))) == most])
+            action, rest = template.format(**given), [s for s in said if s[0] not in _slots(template)]
+            frame = "{action}{details}"
+        else:
+            first = re.split(r"[;(]", spec.description.strip().splitlines()[0])[0].strip().rstrip(".") \
+                if spec.description.strip() else spec.name
+            action, rest = first[:1].lower() + first[1:], said
+            frame = self.rng.choice(words.FRAMES[self.lang])
+        details = ""
+        if rest:
+            parts = [self.rng.choice(words.ARGUMENT[self.lang]).format(noun=noun, value=spoken)
+                     if _ALONE not in spoken else spoken.split(_ALONE)[0] for _, noun, spoken in rest]
+            comma, last = words.AND[self.lang]
+            joined = parts[0] if len(parts) == 1 else comma.join(parts[:-1]) + last + parts[-1]
+            details = self.rng.choice(words.DETAILS[self.lang]).format(args=joined)
+        return frame.format(action=action, details=details)
+
+    def quoted(self, text: str) -> str:
+        left, right = words.QUOTES[self.lang]
+        return left + text + right
 
     def value(self, annotation: Any, metadata: tuple[Any, ...], refs: tuple[Any, ...], bound: dict[str, Any],
               name: str = "", description: str = "") -> tuple[Any, str]:
         base, extra = _unwrap(annotation)
-        metadata += extra
         for ref in refs:
             found = [v for v in ref.values(self.world, bound) if isinstance(v, (str, int, float))]
             if found:
                 chosen = self.rng.choice(found)
-                if typing.get_origin(base) is list:
-                    return [chosen], self.entity(ref, chosen)
-                return chosen, self.entity(ref, chosen)
+                return ([chosen] if typing.get_origin(base) is list else chosen), self.entity(ref, chosen)
+        if refs:
+            return _UNSET, ""  # nothing in the state it could name: this call is not drawn now
         origin = typing.get_origin(base)
         if origin is Literal:
             choice = self.rng.choice(typing.get_args(base))
-            return choice, repr(choice)
+            return choice, self.quoted(str(choice)) if isinstance(choice, str) else str(choice)
         if origin is list:
             inner = typing.get_args(base)[0] if typing.get_args(base) else str
-            value, words = self.value(inner, (), (), bound, name, description)
-            return ([value], f"[{words}]") if value is not _UNSET else (_UNSET, "")
-        limits = {k: getattr(m, k) for m in metadata for k in ("ge", "gt", "le", "lt", "max_length", "pattern")
+            value, spoken = self.value(inner, (), (), bound, name, description)
+            return ([value], spoken) if value is not _UNSET else (_UNSET, "")
+        limits = {k: getattr(m, k) for m in metadata + extra for k in ("ge", "gt", "le", "lt", "max_length", "pattern")
                   if getattr(m, k, None) is not None}
+        return self.plain(base, limits, f"{name} {description}".lower())
+
+    def plain(self, base: Any, limits: Mapping[str, Any], hint: str) -> tuple[Any, str]:
+        """A value of a plain type inside its bounds, and how the user says it."""
         if base is bool:
             choice = self.rng.random() < 0.5
-            return choice, "yes" if choice else "no"
+            return choice, words.YES_NO[self.lang][0 if choice else 1]
         if base is int:
             low = int(limits.get("ge", limits.get("gt", 0) + 1 if "gt" in limits else 1))
             high = int(limits.get("le", limits.get("lt", low + 10) - 1 if "lt" in limits else low + 9))
@@ -211,24 +307,26 @@ class _Draft:
         if base is float or getattr(base, "__name__", "") == "Decimal":
             amount = round(self.rng.uniform(5, 500), 2)
             return amount, str(amount)
-        if base is str and "pattern" not in limits:
-            hint = f"{name} {description}".lower()
-            if "yyyy-mm-dd" in hint or "date" in hint:
-                day = f"2024-08-{self.rng.randrange(1, 29):02d}"
-                word = day + (f" {self.rng.randrange(8, 20):02d}:00" if "hh:mm" in hint else "")
-            else:
-                word = self.rng.choice(WORDS)
-                if self.rng.random() < 0.6:
-                    word += " " + self.rng.choice(QUALIFIERS)
-            word = word[: int(limits.get("max_length", 60))]
-            return word, repr(word)
-        return _UNSET, ""
+        if base is not str or "pattern" in limits:
+            return _UNSET, ""
+        if "yyyy-mm-dd" in hint or "date" in hint:
+            text = f"2024-08-{self.rng.randrange(1, 29):02d}"
+            text += f" {self.rng.randrange(8, 20):02d}:00" if "hh:mm" in hint else ""
+            return text, text  # a date is said as it is, not quoted
+        else:
+            text = self.rng.choice(words.WORDS[self.lang])
+            if self.rng.random() < 0.6:
+                qualifier = self.rng.choice(words.QUALIFIERS[self.lang])
+                text = qualifier + text if self.lang == "zh" else text + " " + qualifier
+        text = text[: int(limits.get("max_length", 60))]
+        return text, self.quoted(text)
 
     def entity(self, ref: Any, value: Any) -> str:
         """How the user names what `value` points at: its title or name when it has one (the agent then
-        looks the id up: the gold path starts with a listing), else the value itself."""
+        looks the id up: the gold path starts with a listing), else the value itself. A name is said as
+        "the one called 'X'" where it stands alone and as 'X' in the world's own words (`_ALONE` parts)."""
         if self.difficulty < 2:
-            return repr(value)
+            return self.quoted(str(value)) if isinstance(value, str) else str(value)
         state = self.world.state().get(ref.app)
         node: Any = state
         for part in ref.segments:
@@ -240,8 +338,26 @@ class _Draft:
                 for key in NAME_FIELDS:
                     if isinstance(entry.get(key), str):
                         self.named = True
-                        return f"the one called '{entry[key]}'"
-        return repr(value)
+                        name = self.quoted(entry[key])
+                        return self.rng.choice(words.ENTITY[self.lang]).format(name=name) + _ALONE + name
+        return self.quoted(str(value)) if isinstance(value, str) else str(value)
+
+
+def _slots(template: str) -> list[str]:
+    return [name for _, name, _, _ in string.Formatter().parse(template) if name]
+
+
+def _noun(description: str) -> str:
+    """A parameter's description as the thing the user names ("The book's title." -> "the book's title"),
+    without examples and format notes."""
+    text = re.split(r",? e\.g\.", description)[0].strip().rstrip(".")
+    text = re.sub(r"\s+as\s+[A-Z][A-Z:\- ]*$", "", text)
+    return text[:1].lower() + text[1:] if text[1:2].islower() or len(text) < 2 else text
+
+
+def _is_date(param: Any) -> bool:
+    hint = f"{param.name} {param.info.description or ''}".lower()
+    return "yyyy-mm-dd" in hint or "date" in hint
 
 
 def _unwrap(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
@@ -259,9 +375,4 @@ def _unwrap(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
         return annotation, metadata
 
 
-def _sentence(spec: ToolSpec, said: list[str]) -> str:
-    action = spec.description.strip().splitlines()[0].rstrip(".") if spec.description.strip() else spec.name
-    return action + (f" ({'; '.join(said)})." if said else ".")
-
-
-__all__ = ["WorldGenerator", "load_factory", "world_family"]
+__all__ = ["WorldGenerator", "load_factory", "phrasebook", "world_family"]

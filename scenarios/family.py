@@ -210,8 +210,6 @@ class WorldFamily:
         if unanswered:
             raise LookupError(f"{self.name} tasks carry no {' or '.join(unanswered)} to filter on")
         if generator is not None and data is not None:
-            from .generation import load_generated  # only for generated files
-
             return load_generated(data, query, generator)
         if self.load_tasks is None:
             raise LookupError(f"{self.name} has no runnable tasks of its own: make some with `toolworlds generate "
@@ -255,3 +253,26 @@ def select(tasks: Sequence[Any], query: TaskQuery) -> list[Any]:
                 picked.add(indices[depth])
         depth += 1
     return [task for index, task in enumerate(chosen) if index in picked]
+
+
+def load_generated(path: Path, query: TaskQuery, generator: TaskGenerator) -> TaskLoad:
+    """The tasks of a generated file for `query` (its language, ids, categories, limit). Here, not in
+    `scenarios.generation`, which then needs nothing of this module (no import cycle between the two)."""
+    from .generation import read_generated
+
+    read = read_generated(path)
+    result = TaskLoad(problems=list(read.problems))
+    if not read.header:
+        return result
+    if read.family != generator.family:
+        result.problems.append(f"{path.name} holds {read.family} tasks, not {generator.family}")
+        return result
+    if read.lang != query.lang:
+        return result  # a zh set holds no en tasks: never relabel one language as another
+    for number, record in read.records:
+        try:
+            result.tasks.append(generator.task(record, read.header["toolsets"][record["toolset"]], read.lang))
+        except (ValueError, TypeError, KeyError) as exc:
+            result.problems.append(f"{path.name}:{number}: malformed task: {exc}")
+    result.tasks = select(result.tasks, query)
+    return result

@@ -32,8 +32,20 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .family import TaskLoad, TaskQuery
 from .jsonlines import DataFileError, decoded_lines, read_bytes
+from .request_phrases import (
+    ASKS,
+    IN_ORDER,
+    JOINERS,
+    LAST,
+    NOT_VERBS,
+    OPENERS,
+    ZH_AFTER,
+    ZH_AGAIN,
+    ZH_ENDS,
+    ZH_NOT_AFTER_AGAIN,
+    ZH_QUOTE,
+)
 
 if TYPE_CHECKING:
     from sandbox import Call, World
@@ -51,6 +63,7 @@ LEVELS: Mapping[int, str] = MappingProxyType({
        "a value that is wrong, a request no tool serves), scored as ACEBench scores them",
 })
 SPECIAL_CATEGORIES = ("special_incomplete", "special_error_param", "special_irrelevant")
+SPECIAL_SHARE = 0.05  # of the top level's candidates: few enough that the noisy agent (which passes them) does worst
 
 
 class GenerationError(ValueError):
@@ -76,6 +89,59 @@ class Candidate:
     path: tuple[tuple[Call, ...], ...] = ()
     expect: Mapping[str, Any] = field(default_factory=dict)
     special: Mapping[str, Any] | None = None
+
+
+def draws_special(rng: random.Random, difficulty: int, share: float = SPECIAL_SHARE) -> bool:
+    """Whether the next candidate is one of ACEBench's special cases: only at the top level (below it
+    nothing is drawn, so the lower levels' streams do not depend on this), one in `1 / share` there.
+    Drawn once per candidate, before its draft: a redrawn draft keeps the decision."""
+    return difficulty >= max(LEVELS) and rng.random() < share
+
+
+def special_category(rng: random.Random, incomplete: float, wrong: float) -> str:
+    """Which special case, by one draw: a missing detail below `incomplete`, a wrong value below `wrong`
+    (cumulative), else a request no tool serves."""
+    roll = rng.random()
+    return SPECIAL_CATEGORIES[0] if roll < incomplete else SPECIAL_CATEGORIES[1] if roll < wrong \
+        else SPECIAL_CATEGORIES[2]
+
+
+class SpecialCaseHooks:
+    """The task hooks of a generated task that may be one of ACEBench's special cases, for any family's task
+    class (put it first among the bases): a special case is answered in one reply (`single_reply`) under
+    ACEBench's special-category prompt, changes nothing, and is judged by that reply
+    (`evaluators.acebench.episode.score_episode`, which a family names as its scorer), its ground truth
+    ACEBench's possible answer. Any other task is its base class's, unchanged."""
+
+    if TYPE_CHECKING:
+        category: str
+        lang: str
+        functions: list[dict[str, Any]]
+        ground_truth: Any
+
+    @property
+    def special(self) -> bool:
+        return self.category.startswith("special")
+
+    @property
+    def single_reply(self) -> bool:
+        return self.special
+
+    @property
+    def system_prompt(self) -> str | None:
+        if self.special:
+            from .acebench.prompts import single_reply_prompt
+
+            return single_reply_prompt(self.category, self.lang, self.functions)
+        return getattr(super(), "system_prompt", None)
+
+    @property
+    def user_prompt(self) -> str | None:
+        return None if self.special else getattr(super(), "user_prompt", None)
+
+    def end_state(self, world: Any) -> Any:
+        """A special case's end state is not compared: its reply is."""
+        return self.ground_truth if self.special else super().end_state(world)  # type: ignore[misc]
 
 
 class TaskGenerator(Protocol):
@@ -142,7 +208,7 @@ def generate(generator: TaskGenerator, n: int, seed: int = 0, difficulty: int = 
         raise GenerationError(f"{generator.family} generates {', '.join(generator.languages)} tasks, not {lang!r}")
     if n < 1:
         raise GenerationError(f"n must be at least 1, not {n}")
-    rng = random.Random(f"{generator.family}:{generator.version}:{seed}:{difficulty}:{lang}")
+    rng = random.Random(f"{generator.family}:{random_stream(generator)}:{seed}:{difficulty}:{lang}")
     limit = max_tries if max_tries is not None else max(200, 20 * n)
     dropped: Counter[str] = Counter()
     seen: set[bytes] = set()
@@ -181,6 +247,13 @@ def generate(generator: TaskGenerator, n: int, seed: int = 0, difficulty: int = 
         "candidates": tries, "dropped": dict(sorted(dropped.items())), "toolsets": toolsets,
     }
     return GeneratedSet(header, records)
+
+
+def random_stream(generator: TaskGenerator) -> str:
+    """The version whose random stream the generator draws from: its `stream` when it has one, else its
+    version. A new version that changes only some levels' tasks keeps the old stream, so the levels it
+    leaves alone give the same bytes as before (banking's and ACEBench's levels 1 to 3 in version 2)."""
+    return str(getattr(generator, "stream", None) or generator.version)
 
 
 Verified = tuple[Any, list[list[str]], list[dict[str, Any]]]
@@ -246,6 +319,54 @@ def one_message(identity: str, requests: Sequence[str], lang: str, rng: random.R
     for request in requests[1:]:
         sentences.append(rng.choice(then).strip() + " " + request)
     return identity + " " + " ".join(s[0].upper() + s[1:] + ("" if s.endswith(ends) else ".") for s in sentences)
+
+
+def one_request(requests: Sequence[str], lang: str, rng: random.Random, identity: str = "", *,
+                zh_direct: tuple[str, ...] = ("我", "帮", "给", "在", "用", "把", "请", "麻", "能"),
+                ordered: bool = False) -> str:
+    """Many requests (levels 4 and 5) written as one person's message, not a list: neighbouring requests
+    merged two to a sentence ("X, and then Y"), sentences opened with connectors drawn without repeating
+    (the last one "Finally," when there are three or more; only connectors saying "after that" when
+    `ordered`), "Please" or 请 now and then, after who they are. Every request's words are kept whole:
+    nothing a task needs is dropped."""
+    groups = _sentences(requests, lang, rng)
+    pool = (IN_ORDER if ordered else OPENERS)[lang]
+    openers = rng.sample(pool, len(pool)) * 2  # a second round for the longest requests
+    sentences = [_opening(groups[0], lang, rng, zh_direct)]
+    for index, text in enumerate(groups[1:], start=1):
+        opener = rng.choice(LAST[lang]) if index == len(groups) - 1 and len(groups) > 2 else openers.pop()
+        sentences.append(opener + ("" if lang == "zh" else " ") + text)
+    if lang == "zh":
+        return identity + "".join(s + ("" if s.endswith(ZH_ENDS) else "。") for s in sentences)
+    body = " ".join(s[0].upper() + s[1:] + ("" if s.endswith((".", "!", "?")) else ".") for s in sentences)
+    return (identity + " " if identity else "") + body
+
+
+def _sentences(requests: Sequence[str], lang: str, rng: random.Random) -> list[str]:
+    """The requests as sentences: now and then two neighbours in one ("X, and then Y"), never a question."""
+    groups: list[list[str]] = []
+    for request in requests:
+        last = groups[-1] if groups else None
+        if last is not None and len(last) == 1 and not last[0].endswith(ASKS) and not request.endswith(ASKS) \
+                and len(last[0]) + len(request) < (70 if lang == "zh" else 130) and rng.random() < 0.6:
+            last.append(request)
+        else:
+            groups.append([request])
+    return [group[0] + "".join(_joiner(rng.choice(JOINERS[lang]), more) + more for more in group[1:])
+            for group in groups]
+
+
+def _joiner(drawn: str, following: str) -> str:
+    return ZH_AFTER if drawn == ZH_AGAIN and following.startswith(ZH_NOT_AFTER_AGAIN) else drawn
+
+
+def _opening(text: str, lang: str, rng: random.Random, zh_direct: tuple[str, ...]) -> str:
+    """The first sentence, with 请 when it does not start as one speaks directly, or now and then "Please"."""
+    if lang == "zh":
+        direct = text.startswith((*zh_direct, ZH_QUOTE)) or text[0].isdigit() or text.endswith(ASKS)
+        return text if direct else "请" + text
+    verb = text[0].islower() and not text.startswith(NOT_VERBS) and not text.endswith(ASKS)
+    return "please " + text if verb and rng.random() < 0.5 else text
 
 
 def special_problem(category: str, answer: Mapping[str, Any], functions: Sequence[Mapping[str, Any]]) -> str:
@@ -390,26 +511,3 @@ def _shape_problem(value: Any, fields: Mapping[str, type | tuple[type, ...]]) ->
         if not isinstance(value.get(name), kind):
             return f"no {name!r} field of the right type"
     return ""
-
-
-def load_generated(path: Path, query: TaskQuery, generator: TaskGenerator) -> TaskLoad:
-    """The tasks of a generated file for `query` (its language, ids, categories, limit)."""
-    from .family import select
-
-    read = read_generated(path)
-    result = TaskLoad(problems=list(read.problems))
-    if not read.header:
-        return result
-    if read.family != generator.family:
-        result.problems.append(f"{path.name} holds {read.family} tasks, not {generator.family}")
-        return result
-    if read.lang != query.lang:
-        return result  # a zh set holds no en tasks: never relabel one language as another
-    for number, record in read.records:
-        try:
-            result.tasks.append(generator.task(record, read.header["toolsets"][record["toolset"]], read.lang))
-        except (ValueError, TypeError, KeyError) as exc:
-            result.problems.append(f"{path.name}:{number}: malformed task: {exc}")
-    result.tasks = select(result.tasks, query)
-    return result
-

@@ -2,7 +2,8 @@
 
 The world is the family's factory (`seed=`), with the task's `initial_config` loaded into it
 (`World.load`); the ground truth is the whole end state, `World.state()`. Gold paths are bracket
-messages, as everywhere, so the oracle and noisy agents play them unchanged.
+messages, as everywhere, so the oracle and noisy agents play them unchanged. A task may be one of
+ACEBench's special cases (`scenarios.generation.SpecialCaseHooks`): one reply, scored by that reply.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from pydantic import BaseModel, Field
 
 from sandbox import World
 
+from .generation import SpecialCaseHooks
+
 Factory = Callable[..., World]
 
 
-class WorldTask(BaseModel):
-    """One generated task of a plain world."""
+class WorldTask(SpecialCaseHooks, BaseModel):
+    """One generated task of a plain world (or a special case asked of it)."""
 
     id: str
     category: str = "multi_step"

@@ -3,17 +3,27 @@
 Its top copy takes, for the call, a twin class whose descriptors claim; these tests hold the
 call to copying only what it reads, to the twin passing for the model's own class inside the
 call, and to every way the call can end (a kept write, a rollback, a snapshot taken inside it)
-leaving worlds that never see each other's writes and models of their own class."""
+leaving worlds that never see each other's writes and models of their own class.
+
+Claim on read is a speed lane (`sandbox.lanes`): these tests force it on for their state classes,
+whatever the switch says, and hold it to the plain path (every field copied up front) on the same
+calls in the same process; one test holds the switch to deciding which of the two a class takes."""
 
 from __future__ import annotations
 
 import copy
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sandbox import App, StateModel, ToolError, World, tool
 from sandbox.app import FIELDS_SHARED, OWNED, SHARED_AGAIN
+from sandbox.lanes import LANES_ON
 from sandbox.state import CLAIM_ON_READ_FROM, plain
 
 
@@ -79,6 +89,23 @@ class Shelf(App[ShelfState]):
         seen = self.probe(self)
         self.state.count += 1
         return seen
+
+
+@contextmanager
+def _lane(kind: type[StateModel], on: bool) -> Iterator[None]:
+    """The `claim_on_read` lane forced on or off for `kind`'s tops, whatever the switch says."""
+    before = kind.__dict__["_claims_on_read"]
+    type.__setattr__(kind, "_claims_on_read", on)
+    try:
+        yield
+    finally:
+        type.__setattr__(kind, "_claims_on_read", before)
+
+
+@pytest.fixture(autouse=True)
+def _claiming_on_read() -> Iterator[None]:
+    with _lane(ShelfState, True), _lane(FourState, True):
+        yield
 
 
 def _world(probe: Callable[[Shelf], Any] | None = None) -> World:
@@ -308,7 +335,7 @@ class Four(App[FourState]):
 
 
 def test_a_class_makes_at_most_max_twins_and_then_claims_the_rest_at_once(monkeypatch: Any) -> None:
-    monkeypatch.setattr("sandbox.state.MAX_TWINS", 3)
+    monkeypatch.setattr("sandbox.state.sharing.MAX_TWINS", 3)
     world = World([Four(state=FourState(a=[1], b=[2], c=[3], d=[4]))])
     # Twins for {a,b,c,d}, {b,c,d} and {c,d}: the third read finds the bound reached, so it claims d too and
     # the model is of its own class again, as if it had read every field.
@@ -323,3 +350,69 @@ def test_a_class_makes_at_most_max_twins_and_then_claims_the_rest_at_once(monkey
         assert fork.state()["Four"][order[-1]][-1] == 9 and type(fork.app(Four)._state) is FourState
         assert len(twins) == 3
     assert world.state()["Four"] == {"a": [1], "b": [2], "c": [3], "d": [4]}
+
+
+def test_the_switch_decides_whether_a_class_claims_on_read() -> None:
+    class Fresh(StateModel):
+        a: list[int] = []
+        b: list[int] = []
+        c: dict[str, int] = {}
+
+    class Few(StateModel):
+        a: list[int] = []
+        b: list[int] = []
+
+    assert Fresh._claims_on_read is LANES_ON
+    assert Few._claims_on_read is False
+
+
+def test_without_the_lane_the_first_call_copies_every_field_up_front() -> None:
+    def probe(app: Shelf) -> Any:
+        raw = _raw(app.state)
+        return type(app.state) is ShelfState, sorted(name for name in parent if raw[name] is parent[name])
+
+    world = _world(probe)
+    parent = {name: value for name, value in _raw(world.app(Shelf)._state).items() if name != "count"}
+    with _lane(ShelfState, False):
+        assert world.fork().call("look").result == [True, []]
+    assert world.fork().call("look").result == [False, ["books", "loans", "notes", "owner"]]
+
+
+# Calls on a shelf: (tool, arguments), and "fork" / "snapshot" / "restore" between calls.
+STEPS = st.lists(st.one_of(
+    st.tuples(st.just("lend"), st.fixed_dictionaries({"key": st.sampled_from(["a", "b", "c"])})),
+    st.tuples(st.just("tag"), st.fixed_dictionaries({"key": st.sampled_from(["a", "b"]),
+                                                    "tag": st.sampled_from(["x", "y"])})),
+    st.tuples(st.just("tag"), st.fixed_dictionaries({"key": st.just("missing"), "tag": st.just("x")})),
+    st.tuples(st.just("tag_then_fail"), st.fixed_dictionaries({"key": st.sampled_from(["a", "b"])})),
+    st.tuples(st.sampled_from(["replace_notes", "look", "fork", "snapshot", "restore"]), st.just({})),
+), max_size=12)
+
+
+def _run(steps: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """What a run of `steps` on a fork of a fresh shelf shows: every call's record, every state."""
+    world = _world(lambda app: sorted(app.state.books))
+    seen: list[Any] = []
+    current, snapshot = world.fork(), None
+    for name, arguments in steps:
+        if name == "fork":
+            current = current.fork()
+        elif name == "snapshot":
+            snapshot = current.snapshot()
+        elif name == "restore" and snapshot is not None:
+            current.restore(snapshot)
+        elif name != "restore":
+            record = current.call(name, arguments)
+            seen.append((record.ok, record.result, record.error))
+        seen.append((current.state(), world.state()))
+    return seen
+
+
+@settings(max_examples=60, deadline=None)
+@given(STEPS)
+def test_the_lane_and_the_plain_path_give_the_same_results_and_states(steps: list[tuple[str, dict[str, Any]]]) -> None:
+    with _lane(ShelfState, True):
+        claiming = _run(steps)
+    with _lane(ShelfState, False):
+        plain_path = _run(steps)
+    assert claiming == plain_path

@@ -63,7 +63,7 @@ def test_error_text_is_printed_as_written_not_as_markup(monkeypatch: Any, tmp_pa
 def test_the_replay_table_prints_its_texts_as_written(monkeypatch: Any) -> None:
     """A replay report is data: brackets and colons in its title, headers, cells or summary (a task file's
     path, a model's message) are printed as they are, never read as rich markup or emoji codes."""
-    import toolworlds.cli as cli
+    import toolworlds.cli.worlds as cli
     from scenarios.family import ReplayReport
 
     report = ReplayReport(title="x[bold]y :smile: replay", columns=("task", "[red]why[/red]"),

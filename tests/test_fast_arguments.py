@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
 import pytest
@@ -126,7 +127,7 @@ def _shares_nothing(fast: tuple[dict[str, Any], ...], arguments: dict[str, Any])
 
 def _agrees_with_the_full_path(spec: ToolSpec, arguments: dict[str, Any], strict: bool, limits: InputLimits) -> None:
     """Whatever the lane takes, the full path takes too, giving the same values; the lane's copies share nothing."""
-    plan = spec.fast_arguments
+    plan = spec.argument_plan
     assert plan is not None
     fast = plan.check(arguments, limits)
     event("lane" if fast is not None else "full path")
@@ -150,7 +151,7 @@ def test_the_lane_accepts_only_what_the_full_path_accepts_and_gives_the_same_val
 
 
 def test_the_lane_takes_the_common_calls() -> None:
-    plan = SCALARS.fast_arguments
+    plan = SCALARS.argument_plan
     assert plan is not None
     arguments = {"count": 3, "name": "milk", "kind": "book", "note": None}
     raw, kwargs, _ = plan.check(arguments, DEFAULT_LIMITS) or ({}, {}, {})
@@ -174,12 +175,12 @@ def test_the_lane_takes_the_common_calls() -> None:
     {"name": "milk", "count": 3, "size": 10**70},
 ])
 def test_anything_unsure_goes_the_full_way(arguments: dict[str, Any]) -> None:
-    plan = SCALARS.fast_arguments
+    plan = SCALARS.argument_plan
     assert plan is not None and plan.check(arguments, DEFAULT_LIMITS) is None
 
 
 def test_a_tight_message_limit_sends_long_text_the_full_way() -> None:
-    plan = SCALARS.fast_arguments
+    plan = SCALARS.argument_plan
     assert plan is not None
     tight = InputLimits(max_message_chars=5)
     assert plan.check({"name": "milkmilk", "count": 3}, tight) is None
@@ -199,7 +200,7 @@ def _with(annotation: Any) -> ToolSpec:
     Annotated[str, AfterValidator(str.upper)], Literal[1, 2], tuple[int, int], Annotated[str, Field(alias="v")],
 ])
 def test_tools_past_the_lane_have_no_plan(annotation: Any) -> None:
-    assert _with(annotation).fast_arguments is None
+    assert _with(annotation).argument_plan is None
 
 
 class Shop(App[Empty]):
@@ -225,16 +226,32 @@ class FullPathSpec(ToolSpec):
         return self.args_model.__pydantic_validator__
 
 
+class LaneSpec(ToolSpec):
+    """The same tool with the lane on whatever `TOOLWORLDS_SPEED_LANES` says, so one process compares both."""
+
+    @property
+    def fast_arguments(self) -> Any:
+        return self.argument_plan
+
+
+def _both_ways(world: World, full_world: World, name: str) -> None:
+    """`world` calls `name` through the lane, `full_world` through pydantic alone."""
+    spec = full_world.tools[name]
+    fields = {field: getattr(spec, field) for field in spec.__dataclass_fields__}
+    # `World.call` looks specs up in `_specs` (`tools` shows them): both are replaced.
+    for one, spec_class in ((world, LaneSpec), (full_world, FullPathSpec)):
+        one._specs = {name: spec_class(**fields)}
+        one._tools = MappingProxyType(one._specs)
+    assert world.tools[name].fast_arguments is not None and full_world.tools[name].fast_arguments is None
+
+
 @pytest.mark.parametrize("arguments", [{"query": "tea"}, {"limit": 3, "query": "tea", "exact": True},
                                        {"query": ""}, {"query": "tea", "limit": "3"}, {"query": "tea", "x": 1}])
 @pytest.mark.parametrize("coercion", ["lax", "strict"])
 def test_a_world_logs_the_same_record_either_way(arguments: dict[str, Any], coercion: Any) -> None:
     fast_world = World([Shop()], coercion=coercion)
     full_world = World([Shop()], coercion=coercion)
-    spec = full_world.tools["find"]
-    full_spec = FullPathSpec(**{name: getattr(spec, name) for name in spec.__dataclass_fields__})
-    assert full_spec.fast_arguments is None
-    full_world._tools = {"find": full_spec}  # type: ignore[assignment]
+    _both_ways(fast_world, full_world, "find")
     assert fast_world.call("find", arguments).to_dict() == full_world.call("find", arguments).to_dict()
 
 
@@ -292,7 +309,7 @@ def test_the_lane_takes_lists_of_objects_only_as_the_full_path_would(
 
 
 def test_the_lane_builds_the_item_models_pydantic_would() -> None:
-    plan = ORDER.fast_arguments
+    plan = ORDER.argument_plan
     assert plan is not None
     arguments = {"lines": [{"quantity": 2, "product": "tea"}, {"product": "jam", "size": None}], "user": "ann",
                  "extras": [{"name": "ice"}]}
@@ -329,7 +346,7 @@ def test_the_lane_builds_the_item_models_pydantic_would() -> None:
     {"user": "ann", "lines": [{"product": "tea"}] * 3_000},  # past max_items
 ])
 def test_any_item_it_is_unsure_of_sends_the_call_the_full_way(arguments: dict[str, Any]) -> None:
-    plan = ORDER.fast_arguments
+    plan = ORDER.argument_plan
     assert plan is not None and plan.check(arguments, DEFAULT_LIMITS) is None
 
 
@@ -340,7 +357,7 @@ def test_any_item_it_is_unsure_of_sends_the_call_the_full_way(arguments: dict[st
 ])
 def test_lists_of_objects_near_the_walks_limits(limits: InputLimits, accepted: bool) -> None:
     """Two lines, three fields in all: 7 values over three levels, 40 characters with the keys, keys of up to 8."""
-    plan = ORDER.fast_arguments
+    plan = ORDER.argument_plan
     assert plan is not None
     arguments = {"user": "ann", "lines": [{"product": "tea", "quantity": 2}, {"product": "jam"}]}
     assert (plan.check(arguments, limits) is not None) is accepted
@@ -392,14 +409,14 @@ class Row(StateModel):
     list[Row], list[dict], tuple[Line, ...], set[str], Annotated[list[Line], Field(min_length=1, strict=True)],
 ])
 def test_item_models_past_the_lane_have_no_plan(annotation: Any) -> None:
-    assert _with(annotation).fast_arguments is None
+    assert _with(annotation).argument_plan is None
 
 
 def test_a_list_with_a_mutable_default_has_no_plan() -> None:
     def fn(self: Any, lines: list[Line] = []) -> None:  # noqa: B006 - the case under test
         """A list default: pydantic copies it for each call."""
 
-    assert build_spec(fn, name="one").fast_arguments is None
+    assert build_spec(fn, name="one").argument_plan is None
 
 
 class Kitchen(App[Empty]):
@@ -432,10 +449,7 @@ class Kitchen(App[Empty]):
 def test_a_world_logs_the_same_record_for_lists_of_objects_either_way(arguments: dict[str, Any], coercion: Any) -> None:
     fast_world = World([Kitchen()], coercion=coercion)
     full_world = World([Kitchen()], coercion=coercion)
-    spec = full_world.tools["order"]
-    assert spec.fast_arguments is not None
-    full_spec = FullPathSpec(**{name: getattr(spec, name) for name in spec.__dataclass_fields__})
-    full_world._tools = {"order": full_spec}  # type: ignore[assignment]
+    _both_ways(fast_world, full_world, "order")
     fast, full = fast_world.call("order", arguments), full_world.call("order", arguments)
     assert fast.to_dict() == full.to_dict()
     assert json.dumps(fast.to_dict()) == json.dumps(full.to_dict())  # key order included
@@ -454,10 +468,10 @@ def test_a_huge_integer_deep_in_a_list_of_objects_is_named_by_its_path() -> None
 
 
 def test_a_plan_cannot_be_changed_once_made() -> None:
-    """One plan serves every world and thread that calls the tool (`ToolSpec.fast_arguments`, built once):
+    """One plan serves every world and thread that calls the tool (`ToolSpec.argument_plan`, built once):
     nothing may change it after it is made."""
-    plan = SCALARS.fast_arguments
+    plan = SCALARS.argument_plan
     assert plan is not None
     with pytest.raises(dataclasses.FrozenInstanceError):
         plan.names = ()  # type: ignore[misc]
-    assert plan.names and plan is SCALARS.fast_arguments
+    assert plan.names and plan is SCALARS.argument_plan

@@ -1,8 +1,9 @@
 """The fast end-state comparison gives exactly what deepdiff over the whole state gives.
 
-`diff_states` walks only the differing parts; `deep_diff_states` is the definition it must
-match (deepdiff on everything). Pairs are drawn as a state and a few edits of it, so they
-share most of their structure the way a ground truth and an episode's end state do.
+`diff_states` walks only the differing parts (`walk_diff_states`, the `diff` speed lane, which these
+tests call whatever the switch says); `deep_diff_states` is the definition it must match (deepdiff on
+everything), and what `diff_states` is with the lanes off. Pairs are drawn as a state and a few edits
+of it, so they share most of their structure the way a ground truth and an episode's end state do.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from hypothesis import strategies as st
 import sandbox.comparison as comparison
 import sandbox.diffing as diffing
 from sandbox.comparison import compare_states
-from sandbox.diffing import deep_diff_states, diff_states
+from sandbox.diffing import deep_diff_states, diff_states, walk_diff_states
+from sandbox.lanes import LANES_ON
 from scenarios.acebench.replay import FailureReader, replay_path
 from scenarios.acebench.tasks import load_tasks
 from scenarios.acebench.texts import texts_for
@@ -92,17 +94,29 @@ def _old_comparison(monkeypatch: pytest.MonkeyPatch, expected: Any, actual: Any,
         return compare_states(expected, actual, mode=mode)  # type: ignore[arg-type]
 
 
+def _new_comparison(monkeypatch: pytest.MonkeyPatch, expected: Any, actual: Any, mode: str) -> Any:
+    with monkeypatch.context() as patched:
+        patched.setattr(comparison, "diff_states", walk_diff_states)
+        return compare_states(expected, actual, mode=mode)  # type: ignore[arg-type]
+
+
+def test_the_switch_decides_whether_diffs_take_the_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(diffing, "walk_diff_states", lambda expected, actual: "walk")
+    monkeypatch.setattr(diffing, "deep_diff_states", lambda expected, actual: "deepdiff")
+    assert diffing.diff_states({"a": 1}, {"a": 2}) == ("walk" if LANES_ON else "deepdiff")
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edited_pairs())
 def test_the_walk_reports_what_deepdiff_reports_on_edited_states(pair: tuple[dict, dict]) -> None:
     expected, actual = pair
-    assert _shown(diff_states(expected, actual)) == _shown(deep_diff_states(expected, actual))
+    assert _shown(walk_diff_states(expected, actual)) == _shown(deep_diff_states(expected, actual))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(STATES, STATES)
 def test_the_walk_reports_what_deepdiff_reports_on_unrelated_states(expected: dict, actual: dict) -> None:
-    assert _shown(diff_states(expected, actual)) == _shown(deep_diff_states(expected, actual))
+    assert _shown(walk_diff_states(expected, actual)) == _shown(deep_diff_states(expected, actual))
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -111,7 +125,7 @@ def test_verdicts_and_fractions_are_unchanged(pair: tuple[dict, dict], mode: str
     expected, actual = pair
     with pytest.MonkeyPatch.context() as monkeypatch:
         old = _old_comparison(monkeypatch, expected, actual, mode)
-    new = compare_states(expected, actual, mode=mode)  # type: ignore[arg-type]
+        new = _new_comparison(monkeypatch, expected, actual, mode)
     assert (new.equal, new.fraction, new.notes) == (old.equal, old.fraction, old.notes)
     assert _shown(new.diff) == _shown(old.diff)
 
@@ -125,7 +139,7 @@ def test_special_values_follow_deepdiff() -> None:
         ({"a": ["Helen"]}, {"a": []}), ({"a": []}, {"a": [1, None, 2.5]}), ({"a": ["x", "y"]}, {"a": ["y"]}),
     ]
     for expected, actual in cases:
-        assert _shown(diff_states(expected, actual)) == _shown(deep_diff_states(expected, actual)), expected
+        assert _shown(walk_diff_states(expected, actual)) == _shown(deep_diff_states(expected, actual)), expected
 
 
 DATA = dataset_dir("acebench")
@@ -139,7 +153,7 @@ def test_every_acebench_replay_compares_as_before(monkeypatch: pytest.MonkeyPatc
         for index in range(len(task.paths)):
             end_state = replay_path(task, index, reader).end_state
             old = _old_comparison(monkeypatch, task.ground_truth, end_state, "acebench")
-            new = compare_states(task.ground_truth, end_state, mode="acebench")
+            new = _new_comparison(monkeypatch, task.ground_truth, end_state, "acebench")
             assert (new.equal, new.fraction, new.notes, _shown(new.diff)) == (
                 old.equal, old.fraction, old.notes, _shown(old.diff)), task.id
             compared += 1
@@ -154,7 +168,7 @@ LIST_ITEMS = st.sampled_from(["a", "b", "", "1", 1, 1.0, 0, True, False, None, 2
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(LIST_ITEMS, min_size=1, max_size=9), st.lists(LIST_ITEMS, min_size=1, max_size=9))
 def test_lists_of_scalars_are_aligned_as_deepdiff_aligns_them(expected: list, actual: list) -> None:
-    assert _shown(diff_states({"l": expected}, {"l": actual})) == _shown(deep_diff_states({"l": expected},
+    assert _shown(walk_diff_states({"l": expected}, {"l": actual})) == _shown(deep_diff_states({"l": expected},
                                                                                           {"l": actual}))
 
 
@@ -165,14 +179,14 @@ def test_lists_too_costly_to_align_are_paired_by_index_as_deepdiff_pairs_them(
     monkeypatch.setattr(diffing, "_ALIGN_BUDGET", 20)
     expected = {"inbox": {"names": ["a", "b", "a", "c", "a", "b"] * 4}}
     actual = {"inbox": {"names": ["x", *expected["inbox"]["names"], 1.0]}}
-    bounded = _shown(diff_states(expected, actual))
+    bounded = _shown(walk_diff_states(expected, actual))
     aligned = _shown(deep_diff_states(expected, actual))
     monkeypatch.setattr(deepdiff, "DeepDiff", functools.partial(deepdiff.DeepDiff, zip_ordered_iterables=True))
     assert bounded == _shown(deep_diff_states(expected, actual))
     assert len(aligned) == 2 < len(bounded)  # with room to align, "x" and 1.0 are the only differences
     monkeypatch.setattr(diffing, "_ALIGN_BUDGET", 200_000)
     monkeypatch.undo()
-    assert _shown(diff_states(expected, actual)) == aligned
+    assert _shown(walk_diff_states(expected, actual)) == aligned
 
 
 def test_a_long_list_of_repeated_values_is_not_aligned(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -188,13 +202,13 @@ def test_a_long_list_of_repeated_values_is_not_aligned(monkeypatch: pytest.Monke
     monkeypatch.setattr(difflib.SequenceMatcher, "find_longest_match", counted)
     expected = {"App": {"tags": [f"t{i % 2}" for i in range(2000)]}}
     actual = {"App": {"tags": [f"t{i % 3}" for i in range(2000)]}}
-    diff = diff_states(expected, actual)
+    diff = walk_diff_states(expected, actual)
     assert searches == []  # priced before the first search
     assert len(diff) == sum(a != b for a, b in zip(expected["App"]["tags"], actual["App"]["tags"], strict=True))
 
 
 def test_a_brief_diff_writes_only_the_lines_it_shows(monkeypatch: pytest.MonkeyPatch) -> None:
-    diff = diff_states({"App": {"users": ["Eve"]}}, {"App": {"users": [f"user{i}" for i in range(10_000)]}})
+    diff = walk_diff_states({"App": {"users": ["Eve"]}}, {"App": {"users": [f"user{i}" for i in range(10_000)]}})
     assert len(diff) == 10_000
     for limit in (0, 1, 30, 31, 500):
         assert diff.text(limit) == str(diff)[:limit]

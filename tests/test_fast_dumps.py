@@ -1,10 +1,15 @@
 """`plain` of a model skips `StateModel`'s wrap serializer where it has nothing to do (`sandbox.dumps`),
-and its output is the class's own serializer's, warnings included, for any value the fields may hold."""
+and its output is the class's own serializer's, warnings included, for any value the fields may hold.
+
+The lean serializer is the `dumps` speed lane (`sandbox.lanes`): the tests hold it (`lean_serializer`,
+built whatever the switch says) and `plain` (which takes the lane only when the lanes are on) to the
+class's own serializer on the same values in one process."""
 
 from __future__ import annotations
 
 import copy
 import enum
+import functools
 import json
 import warnings
 from typing import Any, Literal
@@ -15,7 +20,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, Field, computed_field, field_serializer
 
 from sandbox import App, World
-from sandbox.dumps import serializer_of
+from sandbox.dumps import lean_serializer, serializer_of
+from sandbox.lanes import LANES_ON
 from sandbox.state import StateModel, TrackedDict, TrackedList, _idle_wrapper, plain, plain_fields
 from scenarios.registry import FAMILIES, family
 
@@ -135,13 +141,29 @@ def _serializer(value: BaseModel) -> Any:
     return type(value).__pydantic_serializer__.to_python(value, mode="json")
 
 
+@functools.cache
+def _lean_of(kind: type[BaseModel]) -> Any:
+    return lean_serializer(kind, _idle_wrapper)
+
+
+def _lean(value: BaseModel) -> Any:
+    """The lane's dump, whatever the switch says."""
+    return _lean_of(type(value)).to_python(value, mode="json")
+
+
 @settings(max_examples=300, deadline=None)
 @given(model=st.sampled_from(MODELS), data=st.data())
 def test_plain_gives_the_serializers_own_output_for_any_field_values(model: type[BaseModel], data: Any) -> None:
     instance = model() if model not in (Leaf, Child) else model(name="x")
     for name in data.draw(st.lists(st.sampled_from(sorted(model.model_fields)), max_size=4, unique=True)):
         instance.__dict__[name] = data.draw(_values)
-    ours, theirs = _dumped(instance, plain), _dumped(instance, _serializer)
+    theirs = _dumped(instance, _serializer)
+    for dump in (plain, _lean):
+        _same_as_the_serializers(instance, _dumped(instance, dump), theirs)
+
+
+def _same_as_the_serializers(instance: BaseModel, ours: tuple[str, Any, list[str]],
+                             theirs: tuple[str, Any, list[str]]) -> None:
     if theirs[0] == "raised" and ours[0] == "value":
         # The one way the serializer fails and the lean one does not: `StateModel`'s wrapper run on
         # an object of another class put in a model field, which lacks the class variables it reads.
@@ -181,7 +203,7 @@ _roots = st.builds(
 @given(root=_roots, whole=st.integers(-(2**53), 2**53))
 def test_plain_gives_the_serializers_own_output_for_well_typed_state(root: Root, whole: int) -> None:
     root.leaf.ratio = whole  # an integer in a float field, as a tool may leave it: dumped as a float
-    assert _dumped(root, plain) == _dumped(root, _serializer)
+    assert _dumped(root, plain) == _dumped(root, _serializer) == _dumped(root, _lean)
     assert _dumped(root, plain)[2] == []
 
 
@@ -209,12 +231,22 @@ def test_fields_come_in_the_order_of_the_instance_dict_as_the_serializer_gives_t
     assert list(plain(leaf)) == list(_serializer(leaf)) == list(reversed(list(fields)))
 
 
+def test_the_switch_decides_which_serializer_dumps_use() -> None:
+    if LANES_ON:
+        assert serializer_of(Leaf, _idle_wrapper) is serializer_of(Leaf, _idle_wrapper)  # built once
+        assert serializer_of(Leaf, _idle_wrapper) is not Leaf.__pydantic_serializer__
+    else:
+        assert serializer_of(Leaf, _idle_wrapper) is Leaf.__pydantic_serializer__
+
+
 def test_only_idle_wrappers_are_left_out() -> None:
     # Leaf's wrapper has nothing to do; Sparse, Hidden and Tagged's have (omissions, sorting).
-    assert serializer_of(Leaf, _idle_wrapper) is not Leaf.__pydantic_serializer__
+    assert lean_serializer(Leaf, _idle_wrapper) is not Leaf.__pydantic_serializer__
     for busy in (Sparse, Hidden, Tagged):
+        assert lean_serializer(busy, _idle_wrapper) is busy.__pydantic_serializer__
         assert serializer_of(busy, _idle_wrapper) is busy.__pydantic_serializer__
-    assert serializer_of(Plain, _idle_wrapper) is Plain.__pydantic_serializer__  # no wrapper at all
+    assert lean_serializer(Plain, _idle_wrapper) is Plain.__pydantic_serializer__  # no wrapper at all
+    assert serializer_of(Plain, _idle_wrapper) is Plain.__pydantic_serializer__
     # A subclass inherits the class attribute that holds the parent's serializer, and gets its own.
     assert serializer_of(Child, _idle_wrapper) is not serializer_of(Leaf, _idle_wrapper)
     assert plain(Child(name="x", extra="y"))["extra"] == "y"
@@ -231,6 +263,7 @@ def test_the_class_schema_is_left_as_it_was() -> None:
 
     before = copy.deepcopy(Fresh.__pydantic_core_schema__)
     plain(Fresh(items=[Leaf(name="x")]))
+    lean_serializer(Fresh, _idle_wrapper).to_python(Fresh(items=[Leaf(name="x")]), mode="json")
     assert Fresh.__pydantic_core_schema__ == before
 
 
@@ -239,7 +272,7 @@ def test_every_scenario_state_dumps_as_its_serializer_does(name: str) -> None:
     world: World = family(name).build_world()
     for app in world.apps.values():
         state = app._state
-        assert _dumped(state, plain) == _dumped(state, _serializer)
+        assert _dumped(state, plain) == _dumped(state, _serializer) == _dumped(state, _lean)
         # What `World.state()` reports is, key order included, what pydantic's own dump gives.
         dumped = app.dump()
         assert dumped == state.model_dump(mode="json")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import subprocess
 import sys
 from typing import Any
@@ -249,7 +250,8 @@ def test_each_form_compiles_its_pattern_only_when_a_message_of_that_form_is_read
             "print(parse_message('f(a=1)').calls == listed[:1], _simple_pattern.cache_info().currsize)\n"
             "print(_flat_pattern.cache_info().currsize, parse_message('[f(a=1)]').calls == listed[:1],\n"
             "      _flat_pattern.cache_info().currsize)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lanes_on = {**os.environ, "TOOLWORLDS_SPEED_LANES": "on"}  # the patterns are the lane's
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=lanes_on)
     # The one-call pattern too: compiled by the first message it may read (the list above holds an object).
     assert out.stdout.split() == ["True", "1", "True", "2", "0", "True", "1"]
 

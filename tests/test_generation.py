@@ -25,10 +25,12 @@ from scenarios.registry import family
 from toolworlds.agents import NoisyAgent, OracleAgent
 from toolworlds.cli import app
 from toolworlds.episodes import run_episode
+from toolworlds.generation import family_of
 from toolworlds.prebuilt import TaskWorlds
 
 runner = CliRunner()
 GENERATORS = {name: family(name).generator for name in ("banking", "acebench", "todo", "apibank")}
+TODO_WORLD = "world:scenarios.todo.app:todo_world"  # the to-do world as any user's world (its own words: TASK_PHRASES)
 
 
 def _generator(name: str):  # type: ignore[no-untyped-def]
@@ -38,7 +40,7 @@ def _generator(name: str):  # type: ignore[no-untyped-def]
 
 
 def _solved(name: str, path: Path, lang: str) -> list[bool]:
-    entry = family(name)
+    entry = family_of(name)
     loaded = entry.tasks(TaskQuery(lang=lang, data=path))
     assert not loaded.problems
     scorer = episode_scorer(name)
@@ -49,12 +51,12 @@ def _solved(name: str, path: Path, lang: str) -> list[bool]:
     return results
 
 
-@pytest.mark.parametrize("name", sorted(GENERATORS))
+@pytest.mark.parametrize("name", [*sorted(GENERATORS), TODO_WORLD])
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**31), difficulty=st.sampled_from(sorted(LEVELS)), pick=st.integers(0, 1))
 def test_every_generated_task_is_solvable_and_deterministic(name: str, seed: int, difficulty: int, pick: int,
                                                             tmp_path_factory: pytest.TempPathFactory) -> None:
-    generator = _generator(name)
+    generator = family_of(name).generator()  # type: ignore[misc]
     lang = generator.languages[pick % len(generator.languages)]
     first = generate(generator, 6, seed=seed, difficulty=difficulty, lang=lang)
     again = generate(generator, 6, seed=seed, difficulty=difficulty, lang=lang)
@@ -97,27 +99,39 @@ def test_levels_grow_in_state_changing_calls_and_the_top_one_has_special_cases(n
     assert means == sorted(means) and means[0] < means[-1]
 
 
-@pytest.mark.parametrize(("name", "lang", "n", "wrong"), [
-    ("banking", "zh", 40, "[transfer(customer_id='C001')]"),
-    ("apibank", "en", 400, "[AddAlarm(token='x', time='2023-04-01 07:00:00')]"),
-    ("apibank", "zh", 400, "[AddAlarm(token='x', time='2023-04-01 07:00:00')]"),
-])
-def test_special_cases_are_scored_as_acebench_scores_them(name: str, lang: str, n: int, wrong: str,
-                                                          tmp_path: Path) -> None:
-    made = generate(_generator(name), n, seed=5 if name == "banking" else 6, difficulty=5, lang=lang)
-    path = tmp_path / "t.jsonl"
-    made.write(path)
-    tasks = [t for t in family(name).tasks(TaskQuery(lang=lang, data=path)).tasks if t.special]
-    assert tasks
-    if name == "apibank":  # API-Bank's alarms, reminders, hotels and doctors: every special category
-        assert {t.category for t in tasks} == set(SPECIAL_CATEGORIES)
-    scorer = episode_scorer(name)
-    for task in tasks:
-        assert task.single_reply and "Missing necessary parameters" in (task.system_prompt or "")
-        world = task.world()
-        assert scorer(task, world, [task.paths[0][0]], "exact").success
-        assert not scorer(task, world, [wrong], "exact").success
-        assert not scorer(task, world, ["Done."], "exact").success
+@pytest.mark.parametrize(("name", "wrong"), [("banking", "[transfer(customer_id='C001')]"),
+                                            ("todo", "[add_task(title='x')]"),
+                                            (TODO_WORLD, "[add_task(title='x')]"),
+                                            ("world:library_example:library_world", "[add_book(title='x')]"),
+                                            ("apibank", "[AddAlarm(token='x', time='2023-04-01 07:00:00')]")])
+def test_special_cases_are_scored_as_acebench_scores_them(name: str, wrong: str, tmp_path: Path) -> None:
+    from tests.worlds import docs_example
+
+    docs_example()  # the library world of docs/testing.md, importable as library_example
+    entry = family_of(name)
+    assert entry.generator is not None
+    for lang in ("en", "zh"):
+        made = generate(entry.generator(), 100, seed=5, difficulty=5, lang=lang)
+        path = tmp_path / f"t{lang}.jsonl"
+        made.write(path)
+        tasks = [t for t in entry.tasks(TaskQuery(lang=lang, data=path)).tasks if t.special]
+        assert tasks and {t.category for t in tasks} <= set(SPECIAL_CATEGORIES)
+        scorer = episode_scorer(name)
+        for task in tasks:
+            assert task.single_reply and "Missing necessary parameters" in (task.system_prompt or "")
+            world = task.world()
+            assert scorer(task, world, [task.paths[0][0]], entry.end_state_mode).success  # type: ignore[arg-type]
+            assert not scorer(task, world, [wrong], entry.end_state_mode).success  # type: ignore[arg-type]
+        assert all(r["category"] == "multi_step" for r in generate(entry.generator(), 30, seed=5, difficulty=4,
+                                                                   lang=lang).records)
+
+
+def test_every_special_category_comes_from_todo_api_bank_and_a_users_world() -> None:
+    for name in ("todo", TODO_WORLD, "apibank"):
+        generator = family_of(name).generator()  # type: ignore[misc]
+        for lang in ("en", "zh"):
+            made = generate(generator, 400, seed=0, difficulty=5, lang=lang)
+            assert {r["category"] for r in made.records} == {"multi_step", *SPECIAL_CATEGORIES}, (name, lang)
 
 
 def test_apibank_tasks_cover_every_state_changing_api_and_name_records_as_users_know_them() -> None:
@@ -170,11 +184,11 @@ def test_generate_run_and_doctor_from_the_command_line(tmp_path: Path) -> None:
         ran = runner.invoke(app, ["run", "--tasks", f"generated:{out}", "--agent", agent, "--db", db, "--workers", "0"])
         assert ran.exit_code == 0, ran.output
         assert "12 episodes stored, 0 failed" in ran.output
-    from toolworlds.cli import _resume_command, _stored_config
+    from toolworlds.cli.resume import resume_command, stored_config
     from toolworlds.store import RunStore
 
     store = RunStore(db)
-    assert "--data" in _resume_command("run-2", db, config=_stored_config(store, "run-2"))  # reads the same file
+    assert "--data" in resume_command("run-2", db, config=stored_config(store, "run-2"))  # reads the same file
     store.close()
     assert runner.invoke(app, ["report", "--db", db]).exit_code == 0
 
@@ -271,3 +285,63 @@ def test_a_world_that_breaks_while_generating_is_one_line(tmp_path: Path) -> Non
 
 def broken_world(seed: int = 0) -> Any:
     raise RuntimeError("no world today")
+
+
+def test_acebench_tasks_change_and_cancel_flights_in_both_languages(tmp_path: Path) -> None:
+    for lang in ("en", "zh"):
+        made = generate(_generator("acebench"), 40, seed=2, difficulty=3, lang=lang)
+        calls = [m for r in made.records for m in r["paths"][0]]
+        assert any(m.startswith("[cancel_reservation(") for m in calls)
+        assert any("new_flight_no=" in m for m in calls) and any("new_cabin=" in m for m in calls)
+        for record in made.records:  # a booked flight is named by its route and day, never by its reservation id
+            if any(m.startswith(("[cancel_reservation(", "[modify_flight(")) for m in record["paths"][0]):
+                assert "res_" not in record["question"]
+        path = tmp_path / f"travel_{lang}.jsonl"
+        made.write(path)
+        assert all(_solved("acebench", path, lang))
+
+
+SAID = ("password", "user_id", "customer_id", "merchant_name", "receiver_name", "title", "message", "new_cabin",
+        "cabin", "origin", "destination")  # a flight number is looked up by route and day from level 2 on
+
+
+@pytest.mark.parametrize("name", ["banking", "acebench", "todo"])
+def test_levels_4_and_5_say_every_detail_the_calls_need_once_in_one_message(name: str) -> None:
+    from sandbox.parsing import parse_calls
+
+    generator = _generator(name)
+    for lang in ("en", "zh"):
+        for level in (4, 5):
+            made = generate(generator, 30, seed=1, difficulty=level, lang=lang)
+            for record in (r for r in made.records if r["category"] == "multi_step"):
+                question = record["question"]
+                for message in record["paths"][0]:
+                    for call in parse_calls(message):
+                        for key, value in call.arguments.items():
+                            if key in SAID and isinstance(value, str) and not call.name.startswith("get_flight"):
+                                assert value in question, (value, question)
+                            if key == "password":  # said once, after the name
+                                assert question.count(value) == 1, question
+                sentences = question.count(". ") + question.count("。")
+                assert sentences <= len(record["paths"][0]), question  # merged, not one line per call
+
+
+# The first 20 records (seed 0) as version 1 wrote them: version 2 draws from version 1's random stream and
+# changes only the levels above these (banking: 4 and 5; ACEBench: 3 to 5, which change and cancel flights).
+VERSION_1_RECORDS = {
+    ("banking", "en", 1): "51f957396444d6c1", ("banking", "en", 2): "6975fc842489f32a",
+    ("banking", "en", 3): "1afb50afa310d4c3", ("banking", "zh", 1): "1f846c38d612fa69",
+    ("banking", "zh", 2): "95e2fb275484d1e4", ("banking", "zh", 3): "10f6db3de35c329f",
+    ("acebench", "en", 1): "6bf5c3347275452a", ("acebench", "en", 2): "ad32553b7f9569ca",
+    ("acebench", "zh", 1): "4e04d44f463bbe19", ("acebench", "zh", 2): "ef39c144a685dcf9",
+}
+
+
+def test_the_lower_levels_give_the_records_of_version_1() -> None:
+    import hashlib
+
+    for (name, lang, level), digest in VERSION_1_RECORDS.items():
+        made = generate(_generator(name), 20, seed=0, difficulty=level, lang=lang)
+        records = "\n".join(list(made.lines())[1:])
+        assert hashlib.sha256(records.encode()).hexdigest()[:16] == digest, (name, lang, level)
+        assert made.header["generator"] == f"{name}/2"

@@ -7,11 +7,14 @@ import io
 from rich.console import Console
 
 from toolworlds.progress import RunProgress
-from toolworlds.runner import Outcome
+from toolworlds.runner import EpisodeRecord, Outcome
 
 
 def outcome(error: str | None) -> Outcome:
-    return Outcome({"task_set": "banking/en", "task_id": "t", "error": error}, [])
+    if error is not None:
+        return Outcome(EpisodeRecord.failed("banking/en", "t", "c", error))
+    return Outcome(EpisodeRecord(task_set="banking/en", task_id="t", category="c", success=True, state_fraction=1.0,
+                                 process=1.0, steps=1, calls=1, errors=0, finished=True))
 
 
 def test_the_progress_line_counts_done_and_failed_episodes_and_shows_a_rate() -> None:

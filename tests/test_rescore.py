@@ -144,9 +144,9 @@ def test_errata_from_a_file_apply_at_load_are_listed_by_doctor_and_flip_a_rescor
                        "--workers", "0")
     assert "36 episodes stored" in published
     store = RunStore(db)
-    from toolworlds.cli import _resume_command, _stored_config
+    from toolworlds.cli.resume import resume_command, stored_config
 
-    assert "--no-errata" in _resume_command("published", db, config=_stored_config(store, "published"))  # kept
+    assert "--no-errata" in resume_command("published", db, config=stored_config(store, "published"))  # kept
     assert len(store.episodes("published")) == 36 and all(e.success for e in store.episodes("published"))
     invoke("rescore", "published", "--new-run-id", "published-again", "--db", db)  # rescored as it was loaded
     assert assert_same_scores(store, "published", "published-again") == 36
@@ -234,7 +234,8 @@ def test_the_task_hash_is_the_data_not_where_it_was_read() -> None:
 def test_every_family_scorer_has_a_version_in_one_table() -> None:
     own = [name for name in scored_families() if family_function(name, "score_episode") is not None]
     assert own and set(own) <= set(SCORER_VERSIONS)
-    assert scorer_version("banking") == "banking/2 compat" and scorer_version("todo") == "task_score/2 compat"
+    assert scorer_version("banking") == "banking/2 compat" and scorer_version("todo") == "todo/2 compat"
+    assert scorer_version("apibank") == "apibank/2 compat"
     assert scorer_version("acebench", "strict") == "acebench/2 strict"
 
 
@@ -348,11 +349,15 @@ def test_a_family_s_scorers_are_the_module_it_declares_and_none_is_found_by_name
 
     acebench_scorers = importlib.import_module("evaluators.acebench")
     assert family_function("acebench", "score_episode") is acebench_scorers.score_episode
-    assert family_function("todo", "score_episode") is None and family_function("nope", "score_run") is None
+    assert family_function("todo", "score_run") is None and family_function("nope", "score_run") is None
     assert family_function("banking", "score_episode") is acebench_scorers.score_episode  # its special cases
+    assert family_function("todo", "score_episode") is acebench_scorers.score_episode  # its special cases too
+    assert family_function("world:scenarios.todo.app:todo_world", "score_episode") is acebench_scorers.score_episode
+    assert scorer_version("world:scenarios.todo.app:todo_world") == "world/1 compat"
     # Every scorer package under evaluators/ is some family's declared one: none is orphaned.
     packages = {f"evaluators.{info.name}" for info in pkgutil.iter_modules(evaluators.__path__) if info.ispkg}
-    assert packages | {"evaluators.banking"} == {family(name).scorers for name in scored_families()}
+    modules = packages | {"evaluators.banking", "evaluators.generated"}
+    assert modules == {family(name).scorers for name in scored_families()}
     # A family that declares scorers it cannot import is an error, never the generic score.
     broken = dataclasses.replace(family("banking"), scorers="evaluators.no_such_module")
     monkeypatch.setattr(conventions, "family", lambda name: broken)

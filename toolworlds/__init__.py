@@ -1,7 +1,8 @@
 """toolworlds: executable, stateful mock environments for LLM tool use.
 
 The one documented entry point. It re-exports the engine's building blocks, the bundled
-apps and world factories and the episode runner; the layers underneath stay importable on their own:
+apps and world factories, the episode runner, and `RunOptions` with `run` (what `toolworlds
+run` does, from Python); the layers underneath stay importable on their own:
 
 - `sandbox`: the engine (state, tools, worlds, call log, parsing, comparison);
 - `scenarios`: world families (apps, default data, tasks, gold replay);
@@ -43,6 +44,9 @@ if TYPE_CHECKING:
 
     from .agents import ChatMessage, NoisyAgent, OracleAgent, Turn
     from .episodes import Episode, arun_episode, run_episode
+    from .launch import RunResult, run
+    from .options import RunOptions
+    from .task_options import OptionError
 
 _EXPORTS = MappingProxyType({
     **dict.fromkeys(("App", "Call", "CallRecord", "Lifecycle", "StateModel", "ToolError", "World",
@@ -58,13 +62,17 @@ _EXPORTS = MappingProxyType({
     "WorldFamily": "scenarios.family",
     **dict.fromkeys(("ChatMessage", "NoisyAgent", "OracleAgent", "Turn"), "toolworlds.agents"),
     **dict.fromkeys(("Episode", "arun_episode", "run_episode"), "toolworlds.episodes"),
+    **dict.fromkeys(("RunResult", "run"), "toolworlds.launch"),
+    "RunOptions": "toolworlds.options",
+    "OptionError": "toolworlds.task_options",
 })
 
 __all__ = [
     "App", "Bank", "BaseApi", "Call", "CallRecord", "ChatMessage", "Episode", "FoodPlatform", "Lifecycle",
-    "MessageApi", "NoisyAgent", "OracleAgent", "ReminderApi", "StateModel", "TaskQuery", "TodoApp", "ToolError",
+    "MessageApi", "NoisyAgent", "OptionError", "OracleAgent", "ReminderApi", "RunOptions", "RunResult",
+    "StateModel", "TaskQuery", "TodoApp", "ToolError",
     "Travel", "Turn", "World", "WorldFamily", "acebench_world", "apibank_world", "arun_episode", "banking_world",
-    "compare_states", "export", "family", "output_schema", "parse_message", "render_calls", "run_episode",
+    "compare_states", "export", "family", "output_schema", "parse_message", "render_calls", "run", "run_episode",
     "todo_world", "tool",
 ]
 

@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from sandbox.parsing import Call
+from sandbox.errors import ParseError
+from sandbox.parsing import Call, parse_items
 from sandbox.replies import read_reply
 from sandbox.schemas import openai_tools
 
@@ -37,7 +38,7 @@ class ToolCall:
     arguments: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ChatMessage:
     """One entry of a conversation: `role` is user, assistant or tool.
 
@@ -57,6 +58,15 @@ class ChatMessage:
     source: str = ""
     call_text: str | None = None
     usage: Mapping[str, Any] | None = None
+
+    def __init__(self, role: str, content: str, calls: tuple[Call, ...] = (), tool_calls: tuple[ToolCall, ...] = (),
+                 tool_call_id: str | None = None, source: str = "", call_text: str | None = None,
+                 usage: Mapping[str, Any] | None = None) -> None:
+        """The dataclass's own `__init__` but for how it sets the fields: all at once, rather than each through
+        `object.__setattr__` (a frozen dataclass's way, three times the cost; an episode makes two or three
+        messages a step). The parameters are the fields, in order, with their defaults (a test holds them so)."""
+        self.__dict__.update(role=role, content=content, calls=calls, tool_calls=tool_calls, tool_call_id=tool_call_id,
+                             source=source, call_text=call_text, usage=usage)
 
 
 @dataclass(frozen=True)
@@ -103,15 +113,50 @@ class Turn:
         them (a call needs its parentheses, its braces in JSON, or its tag), so it is the
         answer, however long, read without the reader.
         """
-        if (type(text) is str and "(" not in text and "{" not in text and "[" not in text
-                and "<function=" not in text and "<tool_call>" not in text):
-            return cls(text=text, raw=text)
+        if type(text) is str:
+            if ("(" not in text and "{" not in text and "[" not in text and "<function=" not in text
+                    and "<tool_call>" not in text):
+                return cls(text=text, raw=text)
+            # `read_reply`'s own first reading, without its `Reply`: a message in the engine's syntaxes
+            # (what an environment step and an oracle send). Anything else is read by `read_reply`, whole.
+            try:
+                items = parse_items(text)
+            except ParseError as whole:
+                if whole.limit is not None:  # `read_reply` refuses it whole for the bound it broke
+                    return _made(cls, raw=text, call_text=text)
+            except Exception:  # as `read_reply` takes it (nested too deeply, say): unreadable, whole
+                return _made(cls, raw=text, call_text=text)
+            else:
+                calls = tuple([item for item in items if type(item) is Call])
+                if len(calls) == len(items):
+                    return _made(cls, calls=calls, raw=text)
+                return _made(cls, raw=text, call_text=text)  # some of its calls do not read
+        return cls.from_reply(text)
+
+    @classmethod
+    def from_reply(cls, text: str) -> Turn:
+        """`from_text` by `read_reply` alone, whatever the text: the path its shortcuts are held to."""
         reply = read_reply(text)
         if not reply.readable:
             return cls(raw=text, call_text=text)
         if reply.found:
             return cls(calls=tuple(reply.calls), raw=text)
         return cls(text=text, raw=text)
+
+
+def _made(cls: type[Turn], *, calls: tuple[Call, ...] = (), raw: str | None = None,
+          call_text: str | None = None) -> Turn:
+    """A turn of calls read from text (or of text the world is to read), made without the frozen dataclass's
+    `__init__` and `__post_init__` (each field set through `object.__setattr__`, then a test that finds the text
+    empty): a fifth of reading a one-call message. The fields are those `Turn(calls=..., raw=..., call_text=...)`
+    sets."""
+    turn = _new_instance(cls)
+    turn.__dict__.update(calls=calls, text="", raw=raw, call_text=call_text, tool_calls=(), usage=None,
+                         truncated=False)
+    return turn
+
+
+_new_instance = object.__new__
 
 
 def opening_message(entry: Any) -> ChatMessage:

@@ -35,10 +35,11 @@ from scenarios.registry import FAMILIES
 from .agents import ChatMessage, ToolCall, Turn
 from .episode_score import episode_score
 from .episodes import Episode, start_episode
-from .llm import PROTOCOLS, api_message, task_protocol
+from .llm import api_message, task_protocol
 from .prebuilt import TaskWorlds, shared_task_worlds
 from .signatures import OfferedTool, python_name_problems, tool_method
 from .spaces import AssistantMessage, Conversation
+from .task_options import TaskOptions
 
 UserFactory = Callable[[Task], Any]
 _LIMITS = frozenset({"step limit", "turn limit"})
@@ -61,6 +62,8 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         data: Where to read the tasks (as `toolworlds run --data`), else the family's own.
         protocol: "native" or "bracket" for every task, as `toolworlds run --protocol`; None
             (the default) gives each task the protocol it asks for, as a run does.
+        options: A run's task selection (`TaskOptions`, or the `RunOptions` of a run): its task ids,
+            language, data and protocol stand for `tasks`, `lang`, `data` and `protocol`.
         observe: "new" (the default): a step's observation holds the messages added since the
             last one (the assistant's message as the episode took it, the tool results, the
             user's reply), so `messages += observation["messages"]` rebuilds the conversation and
@@ -73,11 +76,15 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
 
     def __init__(self, family: str | TaskWorlds, tasks: Sequence[str] | None = None, lang: str = "en",
                  max_steps: int = 30, *, max_turns: int = 10, seed: int = 0, user: UserFactory | None = None,
-                 data: Path | None = None, protocol: str | None = None, observe: str = "new") -> None:
+                 data: Path | None = None, protocol: str | None = None, observe: str = "new",
+                 options: TaskOptions | None = None) -> None:
         if max_steps < 1 or max_turns < 0:
             raise ValueError("max_steps must be at least 1 and max_turns at least 0")
-        if protocol is not None and protocol not in PROTOCOLS:
-            raise ValueError(f"unknown protocol {protocol!r}; use one of {', '.join(PROTOCOLS)} (or None)")
+        if options is None:  # the protocol is checked where a run's is
+            options = TaskOptions.checked(protocol=protocol or "")
+        else:
+            tasks, lang, data = options.task_ids or tasks, options.one_lang(lang), options.data or data
+        protocol = options.protocol or None
         if observe not in ("new", "all"):
             raise ValueError(f"observe is 'new' or 'all', not {observe!r}")
         if isinstance(family, TaskWorlds):
@@ -105,6 +112,7 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         self._seen = 0
         self._shown = 0
         self._final: dict[str, Any] | None = None
+        self._openings: dict[tuple[str, str | None], tuple[Task, str, str, list[dict[str, Any]]]] = {}
 
     # -- the gymnasium API -----------------------------------------------------------------
 
@@ -204,16 +212,28 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
             task_id = self.task_ids[int(self.np_random.integers(len(self.task_ids)))]
         elif task_id not in self.task_ids:
             raise ValueError(f"task {task_id!r} is not one of this environment's tasks")
-        self.task = task = self.worlds.task(task_id)
+        key = (task_id, self.protocol)
+        opening = self._openings.get(key)
+        if opening is None:
+            opening = self._openings[key] = self._opening(task_id)
+        self.task = task = opening[0]
         user = self._make_user(task) if self._make_user is not None else None
         world, episode, user, steps, request = start_episode(
             task, world=self.worlds.fork(task_id), user=user, max_steps=self.max_steps, max_turns=self.max_turns)
         self._world, self._episode, self._user, self._steps, self._request = world, episode, user, steps, request
-        self._protocol = self.protocol or task_protocol(task)
-        self._messages = [{"role": "system", "content": self.worlds.prompt(task_id, self._protocol)}]
-        self._tools = self.worlds.shared_offered(task_id)
+        self._protocol = opening[1]
+        self._messages = [{"role": "system", "content": opening[2]}]
+        self._tools = opening[3]
         self._seen = self._shown = 0
         self._final = None
+
+    def _opening(self, task_id: str) -> tuple[Task, str, str, list[dict[str, Any]]]:
+        """What every episode of the task starts from, whatever happens in it: the task, its protocol, the system
+        prompt and the tools (the family's shared copy). Kept per task and protocol by `_begin`, as a third of
+        a reset went to looking them up again."""
+        task = self.worlds.task(task_id)
+        protocol = self.protocol or task_protocol(task)
+        return task, protocol, self.worlds.prompt(task_id, protocol), self.worlds.shared_offered(task_id)
 
     def _conversation(self) -> list[ChatMessage]:
         assert self._request is not None
@@ -244,7 +264,8 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
     def _catch_up(self) -> None:
         """The conversation's new messages, as the chat API is sent them in the episode's protocol."""
         messages = self._episode.messages
-        self._messages.extend(api_message(message, self._protocol) for message in messages[self._seen:])
+        protocol = self._protocol
+        self._messages += [api_message(message, protocol) for message in messages[self._seen:]]
         self._seen = len(messages)
 
     def _observed(self) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -64,6 +64,9 @@ class Episode:
 
 
 _Request = tuple[str, list[ChatMessage]]
+# How tool results are written for the agent (`json.dumps(..., ensure_ascii=False, default=str)`), made once:
+# `json.dumps` with options builds an encoder each call, half of writing a short result. It holds no state.
+_RESULTS = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn: bool, max_steps: int,
@@ -152,7 +155,7 @@ def _run_written(turn: Turn, world: World, episode: Episode) -> None:
                                         usage=turn.usage))
     episode.process.append(text)
     episode.records.extend(records)
-    observation = json.dumps([r.observation() for r in records], ensure_ascii=False, default=str)
+    observation = _RESULTS.encode([r.observation() for r in records])
     episode.messages.append(ChatMessage("tool", observation, source="world"))
 
 

@@ -35,6 +35,7 @@ from scenarios.registry import family as registry_family
 
 from .episode_score import episode_score, error_counts
 from .prebuilt import TaskWorlds, family_world
+from .task_options import TaskOptions
 
 DEFAULT_MAX_SESSIONS = 1024
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0  # seconds; the MCP SDK's own default for streamable-HTTP sessions
@@ -73,11 +74,16 @@ class WorldHost:
         idle_timeout: Seconds without a call after which an open session ends (None: never).
         coercion: The served world's coercion policy ("strict": `"5"` and `true` are not integers),
             else the family's own.
+        options: A run's task selection (`TaskOptions`): its language, data and filters stand for
+            `lang`, `data` and `narrow`, so `task` is read as `toolworlds run` reads it.
     """
 
     def __init__(self, family: str, *, task: str | None = None, lang: str = "en", seed: int = 0,
                  data: Path | None = None, narrow: TaskQuery | None = None, max_sessions: int = DEFAULT_MAX_SESSIONS,
-                 idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, coercion: Coercion | None = None) -> None:
+                 idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, coercion: Coercion | None = None,
+                 options: TaskOptions | None = None) -> None:
+        if options is not None:
+            lang, data, narrow = options.one_lang(lang), options.data or data, options.query()
         if max_sessions < 1:
             raise ValueError(f"--max-sessions must be at least 1, not {max_sessions}")
         if idle_timeout is not None and not (0 < idle_timeout < float("inf")):

@@ -48,7 +48,7 @@ from typing import Any
 from sandbox.bounds import exception_line
 
 from .llm import SdkClients
-from .runner import AgentSpec, Gate, Outcome, Pending, failed_outcome, run_one
+from .worker import AgentSpec, Gate, Outcome, Pending, failed_outcome, run_one
 
 # A pool never has more processes than episodes to run, nor more than this many per CPU this process may
 # use: episodes that wait on an endpoint leave their CPU free, so a pool may well outnumber the cores, but
@@ -132,7 +132,7 @@ class _PoolRun:
             yield from self._pools()
 
     def _pools(self) -> Iterator[Outcome]:
-        from pebble import ProcessExpired, ProcessPool
+        from pebble import ProcessPool
 
         pending = self.pending
         todo = list(range(len(pending)))
@@ -173,42 +173,14 @@ class _PoolRun:
                             break
                     for future in sorted(done | lost, key=futures.__getitem__):  # in the order sent
                         index = futures.pop(future)
-                        worker = self._worker(future)
-                        self._forget(future)
-                        name, task, _, trial = pending[index]
-                        ending: str | None = None  # how its process ended, when it died under it
-                        if future in lost:  # pebble lost the episode with its process: the driver charges it
-                            ending = "exit code unknown (the pool lost track of it)"
-                        else:
-                            try:
-                                outcome = future.result()
-                            except BrokenProcessPool as exc:
-                                if worker is None or _alive(worker):  # not started, or not where a process died
-                                    todo.append(index)
-                                    broken = exception_line(exc)
-                                    continue
-                                ending = "exit code unknown (its process died as the pool broke)"
-                            except ProcessExpired as exc:
-                                ending = _ending(exc.exitcode)
-                            except TimeoutError as exc:  # pebble ended its process, and starts another in its place
-                                reason = (exception_line(exc) if self.time_limit is None else f"the episode was "
-                                          f"still running after its time limit of {self.time_limit:g} s; its process "
-                                          f"was ended")
-                                outcome = failed_outcome(name, task, f"worker: {reason}", trial)
-                            except Exception as exc:  # the episode or its outcome could not cross processes
-                                outcome = failed_outcome(name, task, f"worker: {exception_line(exc)}", trial)
-                        if ending is not None:
-                            self.deaths[index] += 1
-                            if self.deaths[index] < self.attempts:
-                                try:
-                                    futures[self._schedule(pool, index)] = index
-                                except _PoolBroke as broke:
-                                    todo.append(index)
-                                    broken = str(broke)
-                                continue
-                            times = "time" if self.deaths[index] == 1 else "times"
-                            outcome = failed_outcome(name, task, f"worker: the worker process running it died "
-                                                     f"{self.deaths[index]} {times}; last: {ending}", trial)
+                        try:
+                            outcome = self._settle(pool, futures, future, index, future in lost)
+                        except _PoolBroke as exc:  # it runs again on a new pool, uncharged
+                            todo.append(index)
+                            broken = str(exc)
+                            continue
+                        if outcome is None:  # its process died under it: it runs again on this pool
+                            continue
                         finished = True
                         yield outcome
                     try:
@@ -227,6 +199,42 @@ class _PoolRun:
                     name, task, _, trial = pending[index]
                     yield failed_outcome(name, task, reason, trial)
                 return
+
+    def _settle(self, pool: Any, futures: dict[Future[Outcome], int], future: Future[Outcome], index: int,
+                lost: bool) -> Outcome | None:
+        """The outcome of the episode `index` whose `future` is answered (or `lost`: pebble lost it with its
+        process, and the driver charges it the death). One whose process died under it is handed to `pool`
+        again (None) until it has died `attempts` times, and is then failed. `_PoolBroke` when the pool broke
+        before it started, or refused it again: it runs again on a new pool, uncharged."""
+        from pebble import ProcessExpired
+
+        worker = self._worker(future)
+        self._forget(future)
+        name, task, _, trial = self.pending[index]
+        if lost:
+            ending = "exit code unknown (the pool lost track of it)"
+        else:
+            try:
+                return future.result()
+            except BrokenProcessPool as exc:
+                if worker is None or _alive(worker):  # not started, or not where a process died
+                    raise _PoolBroke(exception_line(exc)) from None
+                ending = "exit code unknown (its process died as the pool broke)"
+            except ProcessExpired as exc:
+                ending = _ending(exc.exitcode)
+            except TimeoutError as exc:  # pebble ended its process, and starts another in its place
+                reason = (exception_line(exc) if self.time_limit is None else f"the episode was still running "
+                          f"after its time limit of {self.time_limit:g} s; its process was ended")
+                return failed_outcome(name, task, f"worker: {reason}", trial)
+            except Exception as exc:  # the episode or its outcome could not cross processes
+                return failed_outcome(name, task, f"worker: {exception_line(exc)}", trial)
+        self.deaths[index] += 1
+        if self.deaths[index] < self.attempts:
+            futures[self._schedule(pool, index)] = index
+            return None
+        times = "time" if self.deaths[index] == 1 else "times"
+        return failed_outcome(name, task, f"worker: the worker process running it died {self.deaths[index]} "
+                                          f"{times}; last: {ending}", trial)
 
     def _top_up(self, pool: Any, futures: dict[Future[Outcome], int], queue: deque[int]) -> None:
         """Hand `pool` episodes from `queue` until `WINDOW_PER_WORKER` per process are in flight; `_PoolBroke`

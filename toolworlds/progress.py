@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from .runner import Outcome
+from .worker import Outcome
 
 
 class RateColumn(ProgressColumn):
@@ -40,6 +40,6 @@ class RunProgress:
         self._progress.stop()
 
     def done(self, outcome: Outcome) -> None:
-        if outcome.episode.get("error") is not None:
+        if outcome.record.error is not None:
             self.failed += 1
         self._progress.update(self._bar, advance=1, failed=self.failed)

@@ -57,7 +57,7 @@ from sandbox.world import World
 from scenarios.family import Task
 
 from .llm import SdkClients
-from .runner import AgentSpec, BackendError, Outcome, Pending, failed_outcome, run_one
+from .worker import AgentSpec, BackendError, Outcome, Pending, failed_outcome, run_one
 
 # Ray reads this when it is imported: "0" makes a Ray node on Linux take 127.0.0.1 as its
 # address, so every server of a local Ray binds the loopback interface only.

@@ -4,7 +4,7 @@ Every episode's transcript is replayed into a fresh world of its task, as loaded
 applied, `scenarios.errata`), and the family's episode scorer (`evaluators.task_score`) judges
 the world and the agent's messages again, in `compat` or `strict` mode. The result is a new run,
 beside the old one: what happened (steps, calls, transcript, errors) is copied, and the columns a
-score fills are written by the runner's own writer (`runner.score_columns`), so rescoring with
+score fills are written by the runner's own writer (`episode_score.score_columns`), so rescoring with
 nothing changed stores the very same values. `toolworlds report --run-id OLD --run-id NEW` then
 shows which episodes flipped (`toolworlds.flips`).
 
@@ -31,7 +31,9 @@ from scenarios.registry import family
 from scenarios.taskhash import task_hash
 
 from .defects import run_defects
-from .runner import _stored_text, score_columns, summarize_run
+from .episode_record import stored_text
+from .episode_score import score_columns
+from .runner import summarize_run
 from .store import CallRow, EpisodeRow, MessageRow, RunStore
 from .transcript import agent_process, replay
 
@@ -172,5 +174,5 @@ def _tasks(episodes: Sequence[EpisodeRow], data: Path | None, errata: bool) -> M
                                ) from None
         if loaded.problems:
             raise RescoreError(f"{task_set}: " + "; ".join(loaded.problems[:5]))
-        found.update(((task_set, _stored_text(str(task.id))), task) for task in loaded.tasks)  # as stored
+        found.update(((task_set, stored_text(str(task.id))), task) for task in loaded.tasks)  # as stored
     return found

@@ -1,5 +1,9 @@
 """Running an agent over task sets: episodes in fresh worlds, scored, stored one by one.
 
+This is the driver half of a run (open or resume it, work out what is pending, store each outcome, sum
+the run up); the worker half, which runs one episode wherever a backend puts it and hands back its
+`EpisodeRecord`, is `toolworlds.worker`, whose names are importable from here too.
+
 Where episodes run is a backend (`Backend`): `toolworlds.process_backend` runs them in a pool
 of worker processes here (`--workers N`) or in this process (`--workers 0`);
 `toolworlds.ray_backend` runs them on a Ray cluster. Each episode
@@ -15,132 +19,46 @@ plain text, and the run goes on. A failed episode counts as stored: `--resume` s
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
-import functools
 import hashlib
 import json
-import time
-from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy.exc import DataError
 
-from evaluators.task_score import TaskScore, episode_scorer
-from evaluators.versions import Checker, scorer_version
-from sandbox.bounds import exception_line, printable_json, printable_text
-from sandbox.limits import redacted_copy
-from sandbox.schemas import openai_tools
-from sandbox.world import World
-from scenarios.family import task_hook
-from scenarios.named import named_callable
+from sandbox.bounds import exception_line
 from scenarios.taskhash import task_hash
 
-from .agents import ChatMessage, NoisyAgent, OracleAgent
 from .defects import run_defects
-from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT
-from .episodes import run_episode
-from .llm import SdkClients, task_protocol
+from .episode_record import EpisodeRecord, stored_text
+from .episode_score import score_columns
+from .llm import task_protocol
+from .process_backend import ProcessBackend
 from .store import EpisodeRow, RunStore, ScoreRow
+from .worker import (
+    AgentSpec,
+    Backend,
+    BackendError,
+    Gate,
+    Outcome,
+    Pending,
+    failed_outcome,
+    failed_row,
+    load_factory,
+    offered_tools,
+    run_one,
+    task_for_protocol,
+    transcript_rows,
+)
 
-# Held around each endpoint request (`with gate:`), shared by every worker of a run.
-Gate = AbstractContextManager[Any]
-
-
-@dataclass(frozen=True)
-class AgentSpec:
-    """How to build the agent for each episode (built inside the worker that runs it).
-
-    `kind` is oracle, noisy, llm, or `package.module:Factory` for an agent of the user's own:
-    the factory is called with the task and returns an object with `act(conversation, tools)`.
-    `protocol` forces the protocol ("native" or "bracket"); empty means each task's own (native
-    unless the task says otherwise) for an LLM agent, text for the oracle and noisy agents, which
-    send native `tool_calls` when it is "native". A task with a form of its own per protocol (task
-    hook `for_protocol`) runs in the forced protocol's form. The user simulator's model and endpoint
-    default to the agent's.
-    """
-
-    kind: str = "oracle"
-    noise: float = 0.2
-    seed: int = 0
-    model: str = ""
-    base_url: str = ""
-    pause: float = 0.0  # seconds to wait per episode (for demos and crash tests)
-    user: str = "auto"  # auto | scripted | llm (multi-turn user simulator; see `build_user`)
-    timeout: float = DEFAULT_TIMEOUT  # seconds per endpoint request
-    retries: int = DEFAULT_RETRIES  # further tries of a request that failed transiently
-    temperature: float | None = None
-    max_tokens: int | None = None
-    user_model: str = ""
-    user_base_url: str = ""
-    max_steps: int = 30
-    protocol: str = ""
-    concurrency: int = 0  # endpoint requests in flight at once across all workers (0: one per worker)
-
-    def describe(self) -> str:
-        if self.kind == "noisy":
-            return f"noisy(noise={self.noise}, seed={self.seed})"
-        if self.kind == "llm":
-            return f"llm({self.model})"
-        return self.kind
-
-    @property
-    def uses_endpoint(self) -> bool:
-        return self.kind == "llm" or self.user == "llm"
-
-    def build(self, task: Any, gate: Gate | None = None, trial: int = 0, clients: SdkClients | None = None) -> Any:
-        """The agent for `task`; an LLM agent holds `gate` around each request and takes its SDK client
-        from the worker's `clients` when given."""
-        if self.kind == "oracle":
-            return OracleAgent(task, protocol=self.protocol or "bracket")
-        if self.kind == "noisy":
-            return NoisyAgent(task, noise=self.noise, seed=self.seed, trial=trial, protocol=self.protocol or "bracket")
-        if self.kind == "llm":
-            from .llm import ChatClient, LLMAgent
-
-            client = ChatClient(self.base_url, self.model, timeout=self.timeout, retries=self.retries,
-                                temperature=self.temperature, max_tokens=self.max_tokens, gate=gate, clients=clients)
-            return LLMAgent.for_task(client, task, self.protocol or None)
-        if ":" in self.kind:
-            return load_factory(self.kind)(task)
-        raise ValueError(f"unknown agent {self.kind!r}; use oracle, noisy, llm or package.module:Factory")
-
-    def simulates_user(self, task: Any) -> bool:
-        """Whether `task` gets the model-played user. "auto" gives it to an LLM agent's multi-turn
-        tasks, whose instructions are written for a simulator to role-play ("You are Eve... You
-        want to..."), as their benchmarks run them; pasting such an instruction as the user's
-        own words would not be the benchmark's protocol. Deterministic agents keep the scripted user."""
-        if self.user == "auto":
-            return self.kind == "llm" and getattr(task, "category", None) == "multi_turn"
-        return self.user == "llm"
-
-    def build_user(self, task: Any, gate: Gate | None = None, clients: SdkClients | None = None) -> Any:
-        """`gate` is held around every request: the run's limit on requests in flight to the endpoint;
-        `clients`, the worker's SDK clients."""
-        if self.simulates_user(task):
-            from .llm import ChatClient, LLMUser
-
-            client = ChatClient(self.user_base_url or self.base_url, self.user_model or self.model,
-                                timeout=self.timeout, retries=self.retries, temperature=self.temperature,
-                                max_tokens=self.max_tokens, gate=gate, clients=clients)
-            return LLMUser(client, task.question, task_hook(task, "user_prompt"),
-                           task_hook(task, "user_opener"))
-        return None  # the episode's default: a scripted user
-
-
-def load_factory(path: str) -> Callable[[Any], Any]:
-    """The agent factory named `package.module:Name` (a class or function taking the task);
-    `ValueError` saying what is wrong with the name."""
-    try:
-        factory: Callable[[Any], Any] = named_callable(path, kind="an agent factory", form="package.module:Factory",
-                                                       asked_as=f"--agent {path}")
-    except LookupError as exc:
-        raise ValueError(str(exc)) from None
-    return factory
+# The driver's names and the worker half's (`toolworlds.worker`), importable from here as before the split.
+__all__ = ["AgentSpec", "Backend", "BackendError", "ConfigMismatch", "EpisodeRecord", "Gate", "Outcome", "Pending",
+           "TaskSet", "config_differences", "execute_run", "failed_outcome", "failed_row", "group_data_hash",
+           "load_factory", "offered_tools", "open_run", "pending_tasks", "run_config", "run_one", "score_columns",
+           "summarize_run", "task_for_protocol", "transcript_rows"]
 
 
 # The settings that make a run what it is: resuming with any of them different would mix two
@@ -256,180 +174,6 @@ class TaskSet:
         return f"{self.family}/{self.lang}"  # e.g. "banking/en"
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """One finished episode, as plain data (it crosses process boundaries)."""
-
-    episode: dict[str, Any]
-    calls: list[dict[str, Any]]
-    messages: list[dict[str, Any]] = field(default_factory=list)
-
-
-def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact", *,
-            start: Callable[[], World] | None = None, gate: Gate | None = None, trial: int = 0,
-            clients: SdkClients | None = None) -> Outcome:
-    """Run and score one task (top level, so process pools can call it). Never raises: a
-    failure anywhere is the outcome's `error`.
-
-    `start` gives the episode's world (a fork of one built earlier), else the task builds a
-    fresh one; `gate` limits the requests in flight to the agent's endpoint; `trial` is which
-    of the task's repeated runs this is; `clients`, the worker's SDK clients, which its episodes
-    share (without them, each episode makes its own).
-    """
-    try:
-        return _run_and_score(task_set, task, spec, mode, start, gate, trial, clients)
-    except Exception as exc:
-        return failed_outcome(task_set, task, f"run: {exception_line(exc)}", trial)
-
-
-def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: Callable[[], World] | None,
-                   gate: Gate | None, trial: int, clients: SdkClients | None) -> Outcome:
-    task = task_for_protocol(task, spec.protocol)
-    offered, tools = offered_tools(task.functions)  # tools stored as given: written before the agent holds them
-    agent = spec.build(task, gate, trial, clients)
-    world, episode = run_episode(task, agent, user=spec.build_user(task, gate, clients),
-                                 world=start() if start else None, max_steps=spec.max_steps, openai=offered)
-    if spec.pause:
-        time.sleep(spec.pause)
-    family = task_set.split("/", 1)[0]  # a task set is named "<family>/<lang>"
-    score = episode_scorer(family)(task, world, episode.process, mode)  # type: ignore[arg-type]
-    errors = Counter(r.error.type for r in episode.records if r.error is not None)
-    row = {
-        "task_set": task_set, "task_id": _stored_text(str(task.id)), "category": _stored_text(str(task.category)),
-        **score_columns(task_set, task, world, episode.process, score),
-        "steps": episode.steps, "calls": len(episode.records), "errors": sum(errors.values()),
-        "error_types": json.dumps(dict(sorted(errors.items()))), "finished": episode.finished,
-        "stop_reason": episode.stop_reason,
-        "error": None if episode.error is None else _stored_text(episode.error), "trial": trial,
-        "tools": tools,
-    }
-    calls = [
-        {"seq": r.seq, "tool": None if r.tool is None else _stored_text(r.tool),
-         "arguments": _stored_json(r.arguments), "result": _stored_json(r.result),
-         "error_type": None if r.error is None else r.error.type,
-         "error_message": None if r.error is None else _stored_text(r.error.message)}
-        for r in episode.records
-    ]
-    return Outcome(row, calls, transcript_rows(episode.transcript))
-
-
-def offered_tools(functions: Any) -> tuple[list[dict[str, Any]], str]:
-    """A task's functions as the OpenAI tools an agent is offered (its own copy) and as the text stored with
-    the episode. Converted once per distinct function list in a process: a run's tasks share a few, and
-    converting them was a third of an oracle banking episode. A list is found by its tools' names and then
-    compared whole (`==`, in C: writing it out as JSON to look it up cost a run a tenth of its CPU)."""
-    names = _names(functions)
-    if names is None:  # not a list of tool objects: converted as it is, every time
-        converted = openai_tools(functions)
-        return converted, _stored_json(converted)
-    seen = _conversions(names)
-    tools = next((text for known, text in seen if known == functions), None)
-    if tools is None:
-        tools = _stored_json(openai_tools(functions))
-        seen[:] = [*seen[-7:], (copy.deepcopy(functions), tools)]  # a snapshot: the task's own list may change
-    offered: list[dict[str, Any]] = json.loads(tools)
-    return offered, tools
-
-
-def _names(functions: Any) -> tuple[str, ...] | None:
-    if not isinstance(functions, list) or not all(isinstance(item, dict) for item in functions):
-        return None
-    return tuple(str(item.get("name")) for item in functions)
-
-
-@functools.lru_cache(maxsize=64)
-def _conversions(names: tuple[str, ...]) -> list[tuple[Any, str]]:
-    """The function lists with these tool names converted so far in this process, with their stored text
-    (the last eight)."""
-    return []
-
-
-def score_columns(task_set: str, task: Any, world: World, process: Sequence[str], score: TaskScore,
-                  checker: Checker = "compat") -> dict[str, Any]:
-    """The stored columns a score fills: its verdicts, diff and reason, the task's result record, and which
-    scorer judged them (`evaluators.versions`). One writer for a run's episodes and `toolworlds rescore`'s,
-    so a rescore that changes nothing stores the same values. The task data's hash (`scenarios.taskhash`)
-    is added where the episode is stored: once per task, not per trial, and off the workers' episode time
-    (it was a sixth of an oracle ACEBench episode)."""
-    return {"success": score.success, "state_fraction": score.state_fraction, "process": score.process,
-            "diff": _stored_json(score.diff.to_dict()), "reason": _stored_text(score.reason) if score.reason else None,
-            "result_record": _result_record(task, world, list(process)),
-            "scorer_version": scorer_version(task_set.split("/", 1)[0], checker)}
-
-
-def task_for_protocol(task: Any, protocol: str) -> Any:
-    """The task in the form `protocol` asks for, when it has forms of its own (task hook `for_protocol`:
-    API-Bank's samples carry their history as tool calls in the native protocol); else the task itself."""
-    adapt = task_hook(task, "for_protocol")
-    return adapt(protocol) if protocol and adapt is not None else task
-
-
-def _result_record(task: Any, world: Any, process: list[str]) -> str | None:
-    """The task's line of its benchmark's own result file (task hook `result_record`), as JSON."""
-    record = task_hook(task, "result_record")
-    return None if record is None else _stored_json(record(world, list(process)))
-
-
-def transcript_rows(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
-    """An episode's messages as the store's rows (plain data, text any database can hold)."""
-    rows = []
-    for seq, message in enumerate(messages):
-        usage = message.usage or {}
-        if message.tool_calls:
-            tool_calls: str | None = _stored_json([{"id": c.id, "name": c.name, "arguments": c.arguments}
-                                                   for c in message.tool_calls])
-        elif message.calls:
-            tool_calls = _stored_json([{"id": None, "name": c.name, "arguments": c.arguments} for c in message.calls])
-        else:
-            tool_calls = None
-        rows.append({
-            "seq": seq, "role": message.role, "source": message.source or message.role,
-            "content": _stored_text(message.content if isinstance(message.content, str) else str(message.content)),
-            "tool_calls": tool_calls,
-            "call_text": None if message.call_text is None else _stored_text(message.call_text),
-            "tool_call_id": None if message.tool_call_id is None else _stored_text(message.tool_call_id),
-            "prompt_tokens": usage.get("prompt_tokens"),
-            "completion_tokens": usage.get("completion_tokens"), "latency_ms": usage.get("latency_ms"),
-        })
-    return rows
-
-
-def failed_outcome(task_set: str, task: Any, reason: str, trial: int = 0) -> Outcome:
-    """The stored form of an episode that could not be run or scored at all."""
-    return Outcome(failed_row(task_set, str(getattr(task, "id", "?")), str(getattr(task, "category", "?")),
-                              reason, trial), [])
-
-
-def failed_row(task_set: str, task_id: str, category: str, reason: str, trial: int = 0) -> dict[str, Any]:
-    """The episode row of `failed_outcome`, from the task's id and category alone."""
-    return {
-        "task_set": task_set, "task_id": _stored_text(task_id), "category": _stored_text(category),
-        "success": False, "state_fraction": 0.0, "process": 0.0, "steps": 0, "calls": 0, "errors": 0,
-        "error_types": "{}", "finished": False, "stop_reason": "run failed", "diff": "[]",
-        "error": _stored_text(reason), "trial": trial,
-    }
-
-
-def _stored_text(text: str) -> str:
-    """`text` as any database holds it: lone surrogates (no UTF-8) and NUL (PostgreSQL's text refuses it)
-    written as visible escapes, `\\udxxx` and `\\x00`, the same on every database."""
-    text = printable_text(text)
-    return text.replace("\x00", "\\x00") if "\x00" in text else text
-
-
-def _stored_json(value: Any) -> str:
-    """JSON text any database can hold, whatever the value (typed values via `str`); a lone surrogate in a
-    string reads back as the escape `_stored_text` stores (`printable_json`)."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    except Exception:  # a value json cannot write (too deep, too large a number): store what can be
-        text = json.dumps(redacted_copy(value), ensure_ascii=False, default=str)
-    return printable_json(text)
-
-
-Pending = tuple[str, Any, str, int]  # (task set name, task, end-state mode, trial) of one episode to run
-
-
 def pending_tasks(store: RunStore, run_id: str, task_sets: Sequence[TaskSet], *, retry_failed: bool = False,
                   trials: int = 1) -> list[Pending]:
     """(task set, task, end-state mode, trial) of every episode the run still has to do: not stored
@@ -438,20 +182,7 @@ def pending_tasks(store: RunStore, run_id: str, task_sets: Sequence[TaskSet], *,
     if retry_failed:
         done -= store.failed(run_id)
     return [(s.name, task, s.end_state_mode, trial) for s in task_sets for task in s.tasks
-            for trial in range(trials) if (s.name, _stored_text(str(task.id)), trial) not in done]
-
-
-class BackendError(RuntimeError):
-    """A backend could not start at all (its library missing, its cluster unreachable); nothing ran."""
-
-
-class Backend(Protocol):
-    """Where a run's episodes run. It yields each pending episode's outcome once, in any order,
-    as each finishes, and never raises for one episode: what went wrong is that outcome's error.
-    A run that stops early closes the iterator (`close()`, where it has one): a backend ends its
-    workers then."""
-
-    def outcomes(self, pending: Sequence[Pending], spec: AgentSpec) -> Iterator[Outcome]: ...
+            for trial in range(trials) if (s.name, stored_text(str(task.id)), trial) not in done]
 
 
 def execute_run(
@@ -464,6 +195,7 @@ def execute_run(
     backend: Backend | None = None,
     retry_failed: bool = False,
     on_done: Callable[[Outcome], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
     trials: int = 1,
     query: Mapping[str, Any] | None = None,
     force: bool = False,
@@ -477,13 +209,13 @@ def execute_run(
                          "task; use a new database for --trials above 1")
     open_run(store, run_id, run_config(spec, task_sets, query, trials), agent=spec.describe(), force=force)
     pending = pending_tasks(store, run_id, task_sets, retry_failed=retry_failed, trials=trials)
+    if on_start is not None:  # how many episodes will run (a progress bar's total), before the first one does
+        on_start(len(pending))
     if backend is None:
-        from .process_backend import ProcessBackend
-
         backend = ProcessBackend(workers)
     hashes: dict[tuple[str, str], str] = {}
     for name, task, _, _ in pending:  # once per task, not per trial
-        key = (name, _stored_text(str(task.id)))
+        key = (name, stored_text(str(task.id)))
         if key not in hashes:
             hashes[key] = task_hash(task)
     stored = store.failed(run_id) if retry_failed else set()  # what an outcome may replace
@@ -507,18 +239,17 @@ def _store_outcomes(store: RunStore, run_id: str, outcomes: Iterable[Outcome],
     (failed ones retried): no other is looked for."""
     with store.writer() as connection:
         for outcome in outcomes:
-            kept = outcome.episode
+            record = outcome.record
             finished_at = dt.datetime.now(dt.UTC)
-            row = {**kept, "run_id": run_id, "finished_at": finished_at,
-                   "task_hash": hashes.get((kept["task_set"], kept["task_id"]))}
             try:
-                new = (kept["task_set"], kept["task_id"], kept.get("trial") or 0) not in stored
-                store.store_episode(row, outcome.calls, outcome.messages, new=new, connection=connection)
+                store.store_record(run_id, record, outcome.calls, outcome.messages, finished_at=finished_at,
+                                   task_hash=hashes.get((record.task_set, record.task_id)),
+                                   new=record.key not in stored, connection=connection)
             except (OverflowError, DataError) as exc:  # a value this episode brought, not the store: only it fails
-                refused = failed_row(kept["task_set"], kept["task_id"], kept["category"],
-                                     f"store: its record holds a value the database refuses ({exception_line(exc)})",
-                                     kept.get("trial") or 0)
-                store.store_episode({**refused, "run_id": run_id, "finished_at": finished_at}, connection=connection)
+                refused = EpisodeRecord.failed(
+                    record.task_set, record.task_id, record.category,
+                    f"store: its record holds a value the database refuses ({exception_line(exc)})", record.trial or 0)
+                store.store_record(run_id, refused, finished_at=finished_at, connection=connection)
             if on_done is not None:
                 on_done(outcome)
 

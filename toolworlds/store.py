@@ -31,6 +31,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.schema import CreateColumn
 from sqlmodel import Field, Session, SQLModel, col, create_engine, delete, select
 
+from .episode_record import EpisodeRecord
+
 DEFAULT_URL = "sqlite:///toolworlds.db"
 
 
@@ -43,47 +45,20 @@ class RunRow(SQLModel, table=True):
     config: str = "{}"  # JSON: task sets, seed, noise, limits
 
 
-class EpisodeRow(SQLModel, table=True):
+class EpisodeRow(EpisodeRecord, table=True):
+    """A stored episode: its record (`EpisodeRecord`, the one list of an episode's columns) and what only the
+    driver knows of it: its run, when it was stored, its task data's hash."""
+
     __tablename__ = "episodes"
     __table_args__ = (UniqueConstraint("run_id", "task_set", "task_id", "trial"),)
 
     id: int | None = Field(default=None, primary_key=True)
     run_id: str = Field(foreign_key="runs.run_id", index=True)
-    task_set: str  # e.g. "banking/en"
-    task_id: str
-    category: str
-    success: bool
-    state_fraction: float
-    process: float
-    steps: int
-    calls: int
-    errors: int
-    error_types: str = "{}"  # JSON: error type -> count
-    finished: bool
-    stop_reason: str = ""
-    diff: str = "[]"  # JSON: field-level differences from the expected end state
     finished_at: dt.datetime
-    # Why the episode failed (endpoint, agent, world, scoring or worker), None if it ran to its end.
-    # Added after the first release: nullable, so opening an older database can add it.
-    error: str | None = None
-    # The episode's line of its benchmark's own result file (JSON), for tasks that write one.
-    result_record: str | None = None
-    # The tools the agent was given, as OpenAI tool schemas (JSON), for exports: kept once per run store
-    # in `toolsets` under `tools_hash` (a run's episodes mostly share a few sets of 10 KB each); `tools`
-    # holds them itself only in databases written before that. Read them with `RunStore.tools`.
-    tools: str | None = None
-    # Which of the run's repeated trials of the task this is (0 for the first; NULL in older databases,
-    # whose unique key has no trial: such a database holds one trial per task).
-    trial: int | None = 0
-    # Which scorer gave the verdicts (`evaluators.versions`, e.g. "acebench/2 compat") and the hash of the
-    # task data they were given (`scenarios.taskhash`); NULL in older databases and for episodes that
-    # could not be run or scored at all.
-    scorer_version: str | None = None
+    # The hash of the task data the verdicts were given (`scenarios.taskhash`); NULL in older databases and
+    # for episodes that could not be run or scored at all.
     task_hash: str | None = None
-    # Why the family's checker judged as it did when that is not a plain pass, in its words (None: solved, or
-    # the end state's differences say it all, or stored by an older release).
-    reason: str | None = None
-    tools_hash: str | None = None
+    tools_hash: str | None = None  # the key in `toolsets` of the tools the agent was given (`EpisodeRecord.tools`)
 
 
 class ToolSetRow(SQLModel, table=True):
@@ -245,6 +220,14 @@ class RunStore:
             except IntegrityError:  # stored meanwhile (another process on this run): replace it after all
                 pass
         return self._store_episode(connection, episode, calls, messages, True)
+
+    def store_record(self, run_id: str, record: EpisodeRecord, calls: Sequence[Mapping[str, Any]] = (),
+                     messages: Sequence[Mapping[str, Any]] = (), *, finished_at: dt.datetime,
+                     task_hash: str | None = None, new: bool = False, connection: Connection | None = None) -> int:
+        """`store_episode` for a worker's record: the row is the record's fields (`EpisodeRecord`) and the
+        columns only the driver knows (its run, when it was stored, its task data's hash)."""
+        row = {**record.model_dump(), "run_id": run_id, "finished_at": finished_at, "task_hash": task_hash}
+        return self.store_episode(row, calls, messages, new=new, connection=connection)
 
     def _store_episode(self, connection: Connection, episode: Mapping[str, Any], calls: Sequence[Mapping[str, Any]],
                        messages: Sequence[Mapping[str, Any]], replace: bool) -> int:

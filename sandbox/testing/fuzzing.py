@@ -174,8 +174,9 @@ def _number_in(schema: Mapping[str, Any], rnd: random.Random, pool: ValuePool, *
 
 
 def _text_in(schema: Mapping[str, Any], rnd: random.Random, pool: ValuePool) -> str:
-    shortest, longest = schema.get("minLength", 0), schema.get("maxLength", 10_000)
-    pattern = schema.get("pattern")
+    shortest: int = schema.get("minLength", 0)
+    longest: int = schema.get("maxLength", 10_000)
+    pattern: str | None = schema.get("pattern")
     if schema.get("format") == "date":
         return f"{rnd.randint(2020, 2026)}-{rnd.randint(1, 12):02d}-{rnd.randint(1, 28):02d}"
     if schema.get("format") == "date-time":
@@ -473,7 +474,7 @@ class FuzzReport:
 
 
 def _fingerprint(world: World) -> tuple[Any, ...]:
-    return world.clock.now(), world.rng.draws, dict(world._ids)
+    return world.clock.now(), world.rng.draws, dict(world.ids)
 
 
 def _state_bytes(world: World) -> bytes:
@@ -577,11 +578,11 @@ def _count(report: FuzzReport, index: int, operation: Operation, records: list[C
         report.slow += 1
         report.note(f"#{index} {operation.kind} {records[0].tool}: {spent:.0f} ms of CPU")
     for record in records:
-        outcome = "ok" if record.error is None else (
-            record.error.type if record.error.type in _MALFORMED else "refused")
+        error = record.error
+        outcome = "ok" if error is None else (error.type if error.type in _MALFORMED else "refused")
         report.outcomes[outcome] += 1
-        if outcome == "internal_error":
-            report.note(f"#{index} {record.tool}: {record.error.message}")  # type: ignore[union-attr]
+        if error is not None and outcome == "internal_error":
+            report.note(f"#{index} {record.tool}: {error.message}")
         if not storable(record):
             report.unstorable += 1
             report.note(f"#{index} {record.tool}: record cannot be stored")

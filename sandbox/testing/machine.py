@@ -217,7 +217,7 @@ def fingerprint(world: World, state: dict[str, Any] | None = None) -> dict[str, 
         "state": _bytes(world.state() if state is None else state),
         "clock": world.clock.now().isoformat(),
         "random source": world.rng.draws,
-        "id counters": json.dumps(dict(world._ids), default=str),
+        "id counters": json.dumps(dict(world.ids), default=str),
     }
 
 

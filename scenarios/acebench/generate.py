@@ -9,9 +9,11 @@ eleven flights), so variety comes from who asks, what they ask and how they say 
 2. two requests, one of them needing a lookup (the cheapest dish on a menu);
 3. a request whose later call needs an earlier call's output (the earliest message's id before
    deleting it to make room, a reminder's key found by its title, a flight number found by route
-   and day) and two more requests;
+   and day, a reservation found by its route and day to cancel it or move it to another flight or
+   cabin) and two more requests;
 4. two such requests and two more, with Wi-Fi off or the phone logged out (unsaid), and an app
-   offered that is not needed;
+   offered that is not needed; written as one message (`scenarios.generation.one_request`), the
+   accounts said once after the name;
 5. three such requests and three more; one candidate in twenty is an ACEBench special case (a message or
    reminder without its text or title, a time that does not exist, a request no tool serves).
 
@@ -29,7 +31,7 @@ from typing import Any
 
 from sandbox import Call
 
-from ..generation import Candidate, one_message
+from ..generation import SPECIAL_SHARE, Candidate, one_message, one_request, special_category
 from .defaults import food_state, travel_state
 from .generated import AceFormatGenerator
 from .phrases import PAYMENT, PHRASES, QUANTITIES, ZH_COMMA, ZH_QUESTION, ZH_STOP
@@ -37,8 +39,8 @@ from .phrases import REMINDERS as REMINDER_TEXTS
 from .texts import texts_for
 from .world import acebench_world
 
-VERSION = "1"
-SPECIAL_SHARE = 0.05
+VERSION = "2"  # levels 3 to 5 changed; 1 and 2 give the bytes of version 1 (`STREAM`)
+STREAM = "1"
 PEOPLE = ("Eve", "Frank", "Grace")  # in every app's data: contacts, food users, travellers
 CONTACTS = ("Eve", "Frank", "Grace", "Helen", "Isaac", "Jack")
 EARLIEST = (3, 6, 2, 5, 1, 4)  # the inbox's messages from the earliest, by their dates
@@ -63,6 +65,10 @@ def _when(rng: random.Random, lang: str) -> tuple[str, str]:
     return f"on {names[month]} {day} at {hour:02d}:{minute:02d}", value
 
 
+def _trip_key(flight: Mapping[str, Any]) -> tuple[str, str, str]:
+    return flight["origin"], flight["destination"], flight["depart_time"][:10]
+
+
 @dataclass
 class _Draft:
     rng: random.Random
@@ -80,6 +86,9 @@ class _Draft:
     food_balance: float | None = None
     booked: int = 0
     travel: dict[str, float] = field(default_factory=dict)
+    changed: set[str] = field(default_factory=set)  # reservations a request already changes or cancels
+    trips: set[tuple[str, str, str]] = field(default_factory=set)  # (origin, destination, day) booked here
+    asked: set[tuple[str, str, str]] = field(default_factory=set)  # those of the reservations changed or cancelled
 
     def __post_init__(self) -> None:
         self.me = self.rng.choice(PEOPLE)
@@ -90,6 +99,10 @@ class _Draft:
         self.travel_data = travel_state(self.lang, texts.economy, texts.business)
 
     def say(self, key: str, **values: Any) -> str:
+        """A paraphrase of `key`; from level 4 on, its short form when it has one (the accounts are said once,
+        after the name: `identity`)."""
+        if self.difficulty >= 4 and f"{key}_short" in self.phrases:
+            key += "_short"
         return self.rng.choice(self.phrases[key]).format(**values)
 
     def use(self, app: str) -> None:
@@ -191,13 +204,15 @@ class _Draft:
         first_of: dict[str, dict[str, Any]] = {}
         for flight in flights:
             first_of.setdefault(flight["flight_no"], flight)
-        choices = [f for f in first_of.values() if f["seats_available"] > self.booked]
+        choices = [f for f in first_of.values()
+                   if f["seats_available"] > self.booked and _trip_key(f) not in self.asked]
         if by_route:
             days = [(f["origin"], f["destination"], f["depart_time"][:10]) for f in flights]
             choices = [f for f in choices if days.count((f["origin"], f["destination"], f["depart_time"][:10])) == 1
                        and sum((g["origin"], g["destination"]) == (f["origin"], f["destination"]) for g in flights)
                        <= 3]
         flight = self.rng.choice(choices)
+        self.trips.add(_trip_key(flight))
         cabin = self.rng.choice(self.cabins)
         bags = self.rng.randrange(0, 4)
         method = self.rng.choice(("cash", "bank"))
@@ -231,6 +246,90 @@ class _Draft:
             self.requests.append(self.say("book", flight=flight["flight_no"], **values))
         return True
 
+    def _reservation(self) -> tuple[int, dict[str, Any], dict[str, Any]] | None:
+        """One of the speaker's own reservations not yet asked about (its index, itself, its flight), or None."""
+        uid = TRAVELLERS[self.me]
+        flights = {f["flight_no"]: f for f in reversed(self.travel_data["flights"])}  # the first of a number wins
+        mine = [(i, r) for i, r in enumerate(self.travel_data["reservations"])
+                if r["user_id"] == uid and r["flight_no"] in flights and r["reservation_id"] not in self.changed
+                and _trip_key(flights[r["flight_no"]]) not in self.trips]  # named by route and day: no twin booked
+        if not mine:
+            return None
+        index, reservation = self.rng.choice(mine)
+        self.changed.add(reservation["reservation_id"])
+        self.asked.add(_trip_key(flights[reservation["flight_no"]]))
+        return index, reservation, flights[reservation["flight_no"]]
+
+    def _trip(self, flight: Mapping[str, Any]) -> dict[str, str]:
+        """The words a traveller has for a booked flight: its route and day."""
+        return {"origin": flight["origin"], "dest": flight["destination"], "day": self._day(flight["depart_time"]),
+                "uid": TRAVELLERS[self.me]}
+
+    def _day(self, when: str) -> str:
+        month, day = int(when[5:7]), int(when[8:10])
+        return f"{month}月{day}日" if self.lang == "zh" else f"July {day}" if month == 7 else f"August {day}"
+
+    def cancel(self) -> bool:
+        """Cancel one of the speaker's reservations, found by route and day: the fare paid comes back to the
+        payment method (more than a day before departure: all of it)."""
+        found = self._reservation()
+        if found is None:
+            return False
+        _, reservation, flight = found
+        uid, rid = TRAVELLERS[self.me], reservation["reservation_id"]
+        reason = self.rng.choice(self.phrases["reasons"])
+        key = f"{reservation['payment_method']}_balance"
+        balance = self.travel.get(key, float(self.travel_data["users"][uid][key]))
+        self.travel[key] = balance + self.travel_data["fares_paid"][rid]
+        self.expect[f"Travel.users.{uid}.{key}"] = self.travel[key]
+        self.messages += [(Call("get_reservation_details", {"user_id": uid}),),
+                          (Call("cancel_reservation", {"user_id": uid, "reservation_id": rid, "reason": reason}),)]
+        self.use("Travel")
+        self.requests.append(self.say("cancel", reason=reason, **self._trip(flight)))
+        return True
+
+    def rebook(self) -> bool:
+        """Move one of the speaker's reservations to another flight on its route (found by day and time), or
+        to the other cabin (a dearer one paid, a cheaper one refunded, by the method the user names)."""
+        found = self._reservation()
+        if found is None:
+            return False
+        index, reservation, flight = found
+        uid, rid = TRAVELLERS[self.me], reservation["reservation_id"]
+        others = [f for f in self.travel_data["flights"] if (f["origin"], f["destination"]) ==
+                  (flight["origin"], flight["destination"]) and f["flight_no"] != flight["flight_no"]]
+        lookup = (Call("get_reservation_details", {"user_id": uid}),)
+        self.use("Travel")
+        if others and self.rng.random() < 0.6:
+            target = self.rng.choice(others)
+            self.messages += [lookup, (Call("get_flight_details", {"origin": flight["origin"],
+                                                                  "destination": flight["destination"]}),),
+                              (Call("modify_flight", {"user_id": uid, "reservation_id": rid,
+                                                      "new_flight_no": target["flight_no"]}),)]
+            self.expect[f"Travel.reservations.{index}.flight_no"] = target["flight_no"]
+            self.requests.append(self.say("change_flight", new_day=self._day(target["depart_time"]),
+                                          new_time=target["depart_time"][11:16], **self._trip(flight)))
+            return True
+        cabin = self.cabins[1] if reservation["cabin"] == self.cabins[0] else self.cabins[0]
+        prices = [flight["economy_price"], flight["business_price"]]
+        diff = prices[self.cabins.index(cabin)] - prices[self.cabins.index(reservation["cabin"])]
+        method = self.rng.choice(("", "cash", "bank"))
+        key = f"{method or reservation['payment_method']}_balance"
+        balance = self.travel.get(key, float(self.travel_data["users"][uid][key]))
+        if diff > balance:
+            return False
+        self.travel[key] = balance - diff
+        self.expect[f"Travel.users.{uid}.{key}"] = self.travel[key]
+        self.expect[f"Travel.reservations.{index}.cabin"] = cabin
+        arguments = {"user_id": uid, "reservation_id": rid, "new_cabin": cabin}
+        if method:
+            arguments["new_payment_method"] = method
+        self.messages += [lookup, (Call("modify_flight", arguments),)]
+        values = {"cabin": cabin, **self._trip(flight)}
+        self.requests.append(self.say("change_cabin_pay", pay=PAYMENT[self.lang][method], **values) if method
+                             else self.say("change_cabin", **values))
+        return True
+
     # -- the candidate --------------------------------------------------------------------------
 
     def write(self) -> Candidate | None:
@@ -238,7 +337,8 @@ class _Draft:
         simple: list[Callable[[], bool]] = [self.remind, self.order, self.book]
         if level >= 2:
             simple = [self.remind, lambda: self.order(cheapest=True), self.order]
-        compound: list[Callable[[], bool]] = [self.send, self.unremind, lambda: self.book(by_route=True)]
+        compound: list[Callable[[], bool]] = [self.send, self.unremind, lambda: self.book(by_route=True),
+                                              self.cancel, self.rebook]
         plan = {1: [simple], 2: [simple, simple], 3: [compound, simple, simple],
                 4: [compound, compound, simple, simple],
                 5: [compound, compound, compound, simple, simple, simple]}[level]
@@ -261,7 +361,20 @@ class _Draft:
         return Candidate("multi_step", self.question(), classes, {"BaseApi": device},
                          tuple(opening + self.messages), dict(self.expect))
 
+    def identity(self) -> str:
+        """Who speaks; from level 4 on, with the accounts their requests need, said once."""
+        said = self.say("identity", name=self.me)
+        travel, food = "Travel" in self.apps, "FoodPlatform" in self.apps
+        if self.difficulty < 4 or not (travel or food):
+            return said
+        key = "creds_both" if travel and food else "creds_travel" if travel else "creds_food"
+        uid = TRAVELLERS.get(self.me, "")
+        creds = self.say(key, uid=uid, pw=self.food["users"][self.me]["password"])
+        return said + ("" if self.lang == "zh" else " ") + creds
+
     def question(self) -> str:
+        if self.difficulty >= 4:
+            return one_request(self.requests, self.lang, self.rng, self.identity())
         return one_message(self.say("identity", name=self.me), self.requests, self.lang, self.rng,
                            self.phrases["then"], zh_direct=("我", "帮", "给", "在", "用"), zh_question=ZH_QUESTION,
                            zh_comma=ZH_COMMA, zh_stop=ZH_STOP, ends=("?", "!"))
@@ -272,24 +385,22 @@ def _special(draft: _Draft) -> Candidate:
     to = rng.choice([c for c in CONTACTS if c != draft.me])
     said, _ = _when(rng, draft.lang)
     title, _ = rng.choice(REMINDER_TEXTS[draft.lang])
-    roll = rng.random()
-    if roll < 0.4:
-        category = "special_incomplete"
+    category = special_category(rng, 0.4, 0.7)
+    if category == "special_incomplete":
         if rng.random() < 0.5:
             request, answer, apps = draft.say("incomplete_send", to=to), {"send_message": ["message"]}, ["MessageApi"]
         else:
             request, answer, apps = draft.say("incomplete_remind", when=said), {"add_reminder": ["title"]}, \
                 ["ReminderApi"]
-    elif roll < 0.7:
-        category = "special_error_param"
+    elif category == "special_error_param":
         bad = rng.choice(("2024-13-05 09:00", "2024-02-30 10:00", "2024-07-32 08:30", "2024-06-31 18:00"))
         request, answer, apps = draft.say("error_remind", title=title, bad=bad), {"time": [bad]}, ["ReminderApi"]
     else:
-        category, request, answer = "special_irrelevant", draft.say("irrelevant"), {}
+        request, answer = draft.say("irrelevant"), {}
         apps = [rng.choice(APPS)]
     draft.requests = [request]
     return Candidate(category, draft.question(), ("BaseApi", *apps), {"BaseApi": {"wifi": True, "logged_in": True}},
                      special=answer)
 
 
-GENERATOR = AceFormatGenerator("acebench", VERSION, acebench_world, _Draft, _special, SPECIAL_SHARE)
+GENERATOR = AceFormatGenerator("acebench", VERSION, acebench_world, _Draft, _special, SPECIAL_SHARE, stream=STREAM)

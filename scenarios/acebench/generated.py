@@ -10,59 +10,21 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from sandbox import World
 
-from ..generation import Candidate
-from .prompts import single_reply_prompt
+from ..generation import Candidate, SpecialCaseHooks, draws_special
 from .tasks import AceTask, WorldBuilder
 from .world import saved_state
 
 
-class SpecialReply:
-    """The hooks of a generated task that may be one of ACEBench's special cases (mixed into a task model
-    with `category`, `lang`, `functions` and `ground_truth`): a special case is answered in one reply, under
-    ACEBench's single-reply prompt, and judged by that reply (`evaluators.acebench.episode`), its end state
-    being its possible answer, never compared."""
-
-    if TYPE_CHECKING:
-        category: str
-        lang: str
-        functions: list[dict[str, Any]]
-        ground_truth: Any
-
-    @property
-    def special(self) -> bool:
-        return self.category.startswith("special")
-
-    @property
-    def single_reply(self) -> bool:
-        """Special cases are answered in one reply (task hook), as ACEBench's special items are."""
-        return self.special
-
-    def special_prompt(self) -> str | None:
-        """ACEBench's single-reply prompt for a special case, None for a task that is not one."""
-        return single_reply_prompt(self.category, self.lang, self.functions) if self.special else None
-
-
-class GeneratedAceTask(SpecialReply, AceTask):
-    """One generated task; `ground_truth` is the end state, or a special case's possible answer."""
+class GeneratedAceTask(SpecialCaseHooks, AceTask):
+    """One generated task; `ground_truth` is the end state, or a special case's possible answer
+    (`scenarios.generation.SpecialCaseHooks`: one reply, scored as ACEBench scores its special items)."""
 
     difficulty: int = 1
     ground_truth: Any = []
-
-    @property
-    def system_prompt(self) -> str | None:
-        return self.special_prompt() or super().system_prompt
-
-    @property
-    def user_prompt(self) -> str | None:
-        return None if self.special else super().user_prompt
-
-    def end_state(self, world: Any) -> Any:
-        """A special case changes nothing and is judged by its reply: its end state is not compared."""
-        return self.ground_truth if self.special else super().end_state(world)
 
 
 def generated_task(record: Mapping[str, Any], functions: list[dict[str, Any]], lang: str, family: str,
@@ -96,9 +58,10 @@ class AceFormatGenerator:
     special: Callable[[Any], Candidate]
     special_share: float
     languages: tuple[str, ...] = ("en", "zh")
+    stream: str = ""  # the version whose random stream it draws from, when not its own (`generation.random_stream`)
 
     def propose(self, rng: random.Random, difficulty: int, lang: str) -> Candidate:
-        special = difficulty >= 5 and rng.random() < self.special_share  # drawn once: redrawn drafts keep it
+        special = draws_special(rng, difficulty, self.special_share)
         while True:
             draft = self.draft(rng, lang, difficulty)
             if special:

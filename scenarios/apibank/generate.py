@@ -36,9 +36,8 @@ from typing import Any
 
 from sandbox import Call, World
 
-from ..acebench.generated import SpecialReply
-from ..generation import Candidate, one_message
-from ..world_tasks import WorldTask, end_state
+from ..generation import Candidate, draws_special, one_message
+from ..world_tasks import WorldTask, end_state, world_task
 from .drafting import WORLD_SEED, hour_later, key_by_count, key_by_max, lower_first, world_draw
 from .phrases import (
     AGENDA,
@@ -404,19 +403,6 @@ def _special(draft: _Draft) -> Candidate:
     return Candidate(category, question, tuple(classes), config, special=answer)
 
 
-class GeneratedApiBankTask(SpecialReply, WorldTask):
-    """One generated API-Bank task; a special case is a single reply scored as ACEBench scores its special
-    categories (`evaluators.apibank.episode`), its possible answer the ground truth."""
-
-    @property
-    def system_prompt(self) -> str | None:
-        return self.special_prompt()
-
-    def end_state(self, world: World) -> Any:
-        """A special case changes nothing and is judged by its reply: its end state is not compared."""
-        return self.ground_truth if self.special else super().end_state(world)
-
-
 @dataclass(frozen=True)
 class ApiBankGenerator:
     """API-Bank's `scenarios.generation.TaskGenerator` (every state-changing API of `apis/`)."""
@@ -426,7 +412,7 @@ class ApiBankGenerator:
     languages: tuple[str, ...] = ("en", "zh")
 
     def propose(self, rng: random.Random, difficulty: int, lang: str) -> Candidate:
-        special = difficulty >= 5 and rng.random() < SPECIAL_SHARE  # drawn once: redrawn drafts keep it
+        special = draws_special(rng, difficulty, SPECIAL_SHARE)
         while True:
             draft = _Draft(rng, lang, difficulty)
             if special:
@@ -444,12 +430,9 @@ class ApiBankGenerator:
     def end_state(self, world: World, candidate: Candidate) -> Any:
         return end_state(world, candidate.classes)
 
-    def task(self, record: Mapping[str, Any], functions: list[dict[str, Any]], lang: str) -> GeneratedApiBankTask:
-        return GeneratedApiBankTask(
-            id=record["id"], category=record["category"], family=self.family, lang=lang, question=record["question"],
-            initial_config=record["initial_config"], involved_classes=record["involved_classes"],
-            functions=functions, ground_truth=record.get("ground_truth"), paths=record["paths"],
-            difficulty=int(record.get("difficulty", 1)), build=apibank_world)
+    def task(self, record: Mapping[str, Any], functions: list[dict[str, Any]], lang: str) -> WorldTask:
+        """A task from one line; a special case is a single reply (`WorldTask`'s `SpecialCaseHooks`)."""
+        return world_task(record, functions, lang, self.family, apibank_world)
 
 
 GENERATOR = ApiBankGenerator()

@@ -10,7 +10,8 @@ and kind follow the difficulty level (`scenarios.generation.LEVELS`):
 3. a request whose later call needs an earlier call's output (a new account's number, a loan's
    number and first installment, a balance to move whole) and another request;
 4. as 3 with one request more, on a phone whose Wi-Fi is off or which is logged out (the
-   instruction does not say), with the messaging or reminder tools offered beside the bank's;
+   instruction does not say), with the messaging or reminder tools offered beside the bank's; the
+   requests written as one message (`scenarios.generation.one_request`);
 5. two requests of the kind of 3 and three more, as 4; one candidate in twenty is instead an ACEBench special case (an
    amount, payee account or loan term missing; a month or date that does not exist; a request no
    tool serves).
@@ -32,13 +33,13 @@ from typing import Any
 from sandbox import Call
 
 from ..acebench.generated import AceFormatGenerator
-from ..generation import Candidate, one_message
+from ..generation import SPECIAL_SHARE, Candidate, one_message, one_request, special_category
 from . import rules
 from .phrases import KINDS, NAMES, PHRASES, TERMS, ZH_COMMA, ZH_QUESTION, ZH_STOP
 from .world import banking_world
 
-VERSION = "1"
-SPECIAL_SHARE = 0.05
+VERSION = "2"  # levels 4 and 5 written as one message; 1 to 3 give the bytes of version 1 (`STREAM`)
+STREAM = "1"
 TODAY = dt.date(2024, 7, 14)  # the simulated clock's first day
 _WORDS = ("sunny", "river", "maple", "tiger", "lotus", "amber", "cedar", "pearl", "comet", "olive")
 _ON: Mapping[str, bool] = MappingProxyType({"wifi": True, "logged_in": True})
@@ -314,6 +315,8 @@ class _Draft:
 
     def question(self) -> str:
         identity = self.say("identity", name=self.me.name, cid=self.me.cid, pw=self.me.password)
+        if self.difficulty >= 4:
+            return one_request(self.requests, self.lang, self.rng, identity)
         return one_message(identity, self.requests, self.lang, self.rng, self.phrases["then"], zh_direct=("我",),
                            zh_question=ZH_QUESTION, zh_comma=ZH_COMMA, zh_stop=ZH_STOP)
 
@@ -325,10 +328,10 @@ def _special(draft: _Draft) -> Candidate:
     own = draft.mine()
     source = rng.choice(own)
     other = rng.choice([a for a in own if a is not source])
-    category, answer, request = "special_irrelevant", {}, draft.say("irrelevant", pw=me.password)
-    roll = rng.random()
-    if roll < 0.45:
-        category = "special_incomplete"
+    answer: Mapping[str, Any] = {}
+    request = draft.say("irrelevant", pw=me.password)  # drawn before the category, as always
+    category = special_category(rng, 0.45, 0.75)
+    if category == "special_incomplete":
         kind = rng.choice(("incomplete_amount", "incomplete_payee", "incomplete_term"))
         payee = next(p.name for p in draft.bank.people if p.cid != me.cid)
         values = {"src": draft.name_of(source), "dst": draft.name_of(other), "acct": draft.name_of(source),
@@ -338,8 +341,7 @@ def _special(draft: _Draft) -> Candidate:
         request = draft.say(kind, **values)
         answer = {"apply_loan": ["term_months"]} if kind == "incomplete_term" else \
             {"transfer": ["to_account_id" if kind == "incomplete_payee" else "amount"]}
-    elif roll < 0.75:
-        category = "special_error_param"
+    elif category == "special_error_param":
         if rng.random() < 0.5:
             month = f"2024-{rng.choice(('13', '14', '00'))}"
             request, answer = draft.say("error_month", acct=draft.name_of(source), month=month), {"month": [month]}
@@ -351,4 +353,4 @@ def _special(draft: _Draft) -> Candidate:
                      special=answer)
 
 
-GENERATOR = AceFormatGenerator("banking", VERSION, banking_world, _Draft, _special, SPECIAL_SHARE)
+GENERATOR = AceFormatGenerator("banking", VERSION, banking_world, _Draft, _special, SPECIAL_SHARE, stream=STREAM)

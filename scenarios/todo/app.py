@@ -9,6 +9,8 @@ from typing_extensions import TypedDict
 
 from sandbox import App, Lifecycle, Ref, StateModel, ToolError, World, tool
 
+from .phrases import TASK_PHRASES as TASK_PHRASES  # this world's words for its tools (`scenarios.any_world`)
+
 task_lifecycle = Lifecycle(
     "task",
     states=["open", "done", "archived"],
@@ -183,3 +185,4 @@ def todo_world(*, seed: int = 0, tasks: int = 0) -> World:
         next_id=tasks + 1,
     )
     return World([TodoApp(state)], seed=seed)
+

@@ -22,4 +22,5 @@ def _world(*, seed: int = 0, lang: str = "en") -> World:
 
 
 FAMILY = WorldFamily(name="todo", description="A tiny to-do list: the engine's example world.",
-                     build_world=_world, languages=("en", "zh"), generator=_generator)
+                     build_world=_world, languages=("en", "zh"), generator=_generator,
+                     scorers="evaluators.generated")  # a generated special case is one reply, scored as ACEBench does

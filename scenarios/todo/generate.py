@@ -4,8 +4,10 @@ Levels (`scenarios.generation.LEVELS`): 1 one request, the task named with its n
 requests, tasks named by their titles only (the agent lists the tasks first); 3 a new task then
 acted on (its id is the add's output) and two more requests; 4 two dependent requests and one
 more, with an unrelated tool in reach (every to-do tool is always offered, so the distractors are
-the tools not needed); 5 three and two. The to-do list has no special cases: its tools take any
-text, so nothing a user asks here is missing a detail or out of reach in ACEBench's sense.
+the tools not needed); 5 three and two, and one candidate in twenty one of ACEBench's special cases
+(a new to-do without its title, a tag without its name, a due date that does not exist, a request no
+to-do tool serves), scored by its one reply as banking's are. From 4 on the requests are written as
+one message (`scenarios.generation.one_request`).
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ from typing import Any
 
 from sandbox import Call, World
 
-from ..generation import Candidate
+from ..generation import Candidate, draws_special, one_request, special_category
 from ..world_tasks import WorldTask, world_task
 from .app import todo_world
-from .phrases import CHORES, SAY, TAGS, ZH_COMMA, ZH_STOP
+from .phrases import CHORES, IMPOSSIBLE_DAYS, SAY, TAGS, ZH_COMMA, ZH_QUESTION, ZH_STOP
 
-VERSION = "1"
+VERSION = "2"
 
 @dataclass
 class _Draft:
@@ -172,16 +174,40 @@ class _Draft:
             expect[f"Todo.tasks.{index}.tags"] = task["tags"]
         return Candidate("multi_step", self.question(), ("Todo",), self.initial, tuple(opening + self.messages), expect)
 
+    def special(self) -> Candidate:
+        """One of ACEBench's special cases about this list: a new to-do without its title or a tag without its
+        name (a detail missing), a due date that does not exist (a wrong value), or a request no to-do tool
+        serves (sharing the list, the weather, an alarm)."""
+        category = special_category(self.rng, 0.4, 0.7)
+        day = f"2024-{self.rng.choice((7, 8)):02d}-{self.rng.randrange(15, 29):02d}"
+        answer: dict[str, list[str]] = {}
+        if category == "special_incomplete":
+            if self.rng.random() < 0.5:
+                request, answer = self.say("incomplete_title", due=day), {"add_task": ["title"]}
+            else:
+                said = self.rng.choice(self.phrases["and"]).join(self.name(t) for t in self.rng.sample(self.tasks, 2))
+                request, answer = self.say("incomplete_tag", tasks=said), {"tag_tasks": ["tag"]}
+        elif category == "special_error_param":
+            bad = self.rng.choice(IMPOSSIBLE_DAYS)
+            request, answer = self.say("error_due", title=self.unused_title() or CHORES[self.lang][0], bad=bad), \
+                {"due": [bad]}
+        else:
+            request = self.say("irrelevant")
+        self.requests = [request]
+        return Candidate(category, self.question(), ("Todo",), self.initial, special=answer)
+
     def question(self) -> str:
+        if self.difficulty >= 4:
+            return one_request(self.requests, self.lang, self.rng)
         if self.lang == "zh":
             first = self.requests[0]
             body = ("请" if first.startswith(("把", "给", "删", "添", "新", "记", "在")) else "") + first
             for request in self.requests[1:]:
                 body += ZH_COMMA + self.rng.choice(self.phrases["then"]) + request
-            return body + ZH_STOP
+            return body + ("" if body.endswith(ZH_QUESTION) else ZH_STOP)
         sentences = [self.requests[0]] + [self.rng.choice(self.phrases["then"]).strip() + " " + r
                                           for r in self.requests[1:]]
-        return " ".join(s[0].upper() + s[1:] + ("" if s.endswith((".", "!")) else ".") for s in sentences)
+        return " ".join(s[0].upper() + s[1:] + ("" if s.endswith((".", "!", "?")) else ".") for s in sentences)
 
 
 @dataclass(frozen=True)
@@ -193,8 +219,12 @@ class TodoGenerator:
     languages: tuple[str, ...] = ("en", "zh")
 
     def propose(self, rng: random.Random, difficulty: int, lang: str) -> Candidate:
+        special = draws_special(rng, difficulty)
         while True:
-            candidate = _Draft(rng, lang, difficulty).write()
+            draft = _Draft(rng, lang, difficulty)
+            if special:
+                return draft.special()
+            candidate = draft.write()
             if candidate is not None:
                 return candidate
 

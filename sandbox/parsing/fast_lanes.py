@@ -1,0 +1,375 @@
+"""The bracket syntax's fast lane (`parse_brackets` in `sandbox.lanes`): the common calls read by regular expressions.
+
+Most messages are flat calls with literal arguments, as `[f(a='x', b=2, c=[{'k': 1}])]`.
+Those are read here by a scanner that accepts a strict subset of what `ast.parse` accepts
+and gives the same calls for it, about three times cheaper than the grammar (`grammar`);
+anything outside the subset, and anything the grammar would refuse (a bound, a repeated
+argument, a keyword as a name), returns None so the grammar reads it and reports exactly
+what it always reported. Nothing is evaluated here either.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from keyword import kwlist
+from types import MappingProxyType
+from typing import Any
+
+from ..bounds import InputLimits, valid_text
+from .calls import Call, _new_call
+from .grammar import _JSON_LITERALS
+from .repairs import _repairs
+
+_G = r"[ \t\r\n]*+"
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*+"
+_NAME = _IDENT + r"(?:\." + _IDENT + ")*+"
+# String bodies without control characters, and only the escapes below (lone surrogates are
+# refused before any pattern runs); integers without leading zeros or underscores, short enough
+# to stay far from any digit bound; decimal floats; the Python and JSON constants. None may run
+# into a following name character. Groups: the quoted string, the sign, the integer, the float,
+# the constant.
+_STRING_BODY = r"[^{q}\\\x00-\x1f]*+(?:\\['\"\\nt][^{q}\\\x00-\x1f]*+)*+"
+
+
+def _scalar_pattern(group: str) -> str:
+    """The scalar alternatives, their five parts opened by `group`: "(" to read them, "(?:" only to match
+    them (Python 3.11's engine misplaces groups captured inside a possessive repeat)."""
+    return (
+        group + "'" + _STRING_BODY.format(q="'") + "'|\"" + _STRING_BODY.format(q='"') + "\")"
+        + "|" + group + r"[-+]?)(?:" + group + r"0|[1-9][0-9]{0,17})|" + group
+        + r"[0-9]+\.[0-9]+(?:[eE][-+]?[0-9]+)?))(?![0-9A-Za-z_.])"
+        + "|" + group + r"True|False|None|true|false|null)(?![0-9A-Za-z_])"
+    )
+
+
+_SCALAR = _scalar_pattern("(")
+_MATCH_SCALAR = "(?:" + _scalar_pattern("(?:") + ")"
+# Argument values the one-match path reads: scalars, and lists and objects nested up to `_NESTED_LEVELS`
+# deep (as ACEBench's `items=[{'product': 'x', 'quantity': 1}]`); deeper ones go to the token-at-a-time
+# scan. Each level costs the patterns' compilation (on first use) about three times the one below.
+_NESTED_LEVELS = 2
+
+
+def _value_pattern(levels: int) -> str:
+    """A scalar, or a list or object of values `levels - 1` deep (object keys are scalars, a None key
+    being refused when read); items separated by commas, a trailing comma allowed. Python's engine
+    has no recursion, so each level holds a copy of the one below."""
+    if levels == 0:
+        return _MATCH_SCALAR
+    inner = _value_pattern(levels - 1)
+    return ("(?:" + _MATCH_SCALAR + r"|\[" + _G + "(?:" + inner + _G + r"(?:," + _G + r"|(?=\])))*+\]"
+            + r"|\{" + _G + "(?:" + _MATCH_SCALAR + _G + ":" + _G + inner + _G + r"(?:," + _G + r"|(?=\})))*+\})")
+
+
+# Arguments: items separated by commas, a trailing comma allowed; each item is followed by a comma or the closer.
+_ARGUMENTS = (r"\(" + _G + "(?:" + _IDENT + _G + "=" + _G + _value_pattern(_NESTED_LEVELS) + _G
+              + r"(?:," + _G + r"|(?=\))))*+\)")
+# (No line break between a name and its parenthesis: outside brackets it would end the expression.)
+_CALL_TEXT = _NAME + r"[ \t]*+" + _ARGUMENTS
+# One match decides whether a message is in the subset; one scan then reads its tokens in order.
+_SIMPLE_LIST_TEXT = r"\[" + _G + "(?:" + _CALL_TEXT + _G + r"(?:," + _G + r"|(?=\])))*+\]"
+
+
+@functools.cache
+def _simple_pattern(listed: bool) -> re.Pattern[str]:
+    """The subset's pattern for a bracketed list of calls, or for one bare call, compiled on first use.
+
+    Each costs a cold process some 15 ms to compile (Python's regex compiler is Python code, and the
+    nested argument values make these the longest patterns here), and most processes read only one
+    of the two forms: ACEBench and banking messages are lists, API-Bank's are bare calls.
+    """
+    return re.compile(_SIMPLE_LIST_TEXT if listed else _CALL_TEXT)
+# In text the patterns above matched (but for the message's own brackets and the gap after its opening
+# one), every token starts where the previous one ended: a call's name, or a scalar or bracket (with the
+# name of the argument it opens, if it does), each with the gap, commas, colons and closing parentheses
+# after it.
+_TOKENS = re.compile("(?:(" + _NAME + r")[ \t]*+\(|(?:(" + _IDENT + ")" + _G + "=" + _G + ")?(?:" + _SCALAR
+                     + r"|([\[\]{}])))[ \t\r\n,:)]*+")
+_GAP = re.compile(_G)
+# The commonest message of all, one call with a few scalar arguments (`[send_message(a='x', b=2)]`), is read
+# by one match whose groups are the call's name, then each argument's name and its scalar's five parts, in
+# order: a third of the cost of matching the list and then scanning its tokens. The engine has no repeated
+# captures, so each of the `_FLAT_ARGUMENTS` arguments holds a copy of the pattern for the ones after it.
+_FLAT_ARGUMENTS = 4
+
+
+def _flat_arguments(count: int) -> str:
+    """Up to `count` named scalar arguments, separated by commas, a trailing comma allowed."""
+    if count == 0:
+        return ""
+    return ("(?:(" + _IDENT + ")" + _G + "=" + _G + "(?:" + _SCALAR + ")" + _G + "(?:," + _G
+            + _flat_arguments(count - 1) + ")?)?")
+
+
+@functools.cache
+def _flat_pattern() -> re.Pattern[str]:
+    """The one-call pattern, compiled on first use as `_simple_pattern`'s are (a few milliseconds a process
+    that reads no bracket list never pays)."""
+    return re.compile(r"\[" + _G + "(" + _NAME + r")[ \t]*+\(" + _G + _flat_arguments(_FLAT_ARGUMENTS) + r"\)"
+                      + _G + r"\]")
+_FAST_OPEN = re.compile("(" + _NAME + r")[ \t]*+\(" + _G)
+_FAST_KEY = re.compile("(" + _IDENT + ")" + _G + "=" + _G)
+_FAST_SCALAR = re.compile(_SCALAR)
+_FAST_ESCAPE = re.compile(r"\\(.)")
+_ESCAPED = MappingProxyType({"'": "'", '"': '"', "\\": "\\", "n": "\n", "t": "\t"})
+_WORDS = MappingProxyType({"True": True, "False": False, "None": None, **_JSON_LITERALS})
+# Python refuses these as argument names (and, but for __debug__, as names at all).
+_RESERVED = frozenset(kwlist) | {"__debug__"}
+# Nesting the scanner handles; deeper text goes to the full path, which knows the parser's own limits.
+_FAST_DEPTH = 16
+_NO_VALUE = object()
+
+
+def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
+    """The calls of `body` when it is in the simple subset, else None (the full path decides)."""
+    if not (body.isascii() or valid_text(body)):  # ASCII text, most of it, is valid without the call
+        return None
+    listed = body.startswith("[")
+    # A failed flat match costs about what a successful one does: text with an object, a second list or an odd
+    # number of apostrophes (as `'Domino's'`, which no pattern matches) is not tried.
+    if listed and "{" not in body and body.count("[") == 1 and not body.count("'") & 1:
+        flat = _flat_pattern().fullmatch(body)
+        if flat is not None:
+            return _flat_call(flat.groups(), limits)
+    if _simple_pattern(listed).fullmatch(body) is None:
+        # Text with `'Domino's'` comes here on its way to the repair: the scan would decline it too.
+        return _scan_brackets(body, limits) if _may_nest_past_pattern(body, listed) else None
+    return _read_tokens(body, listed, limits)
+
+
+def _read_tokens(body: str, listed: bool, limits: InputLimits) -> list[Call] | None:
+    """The calls of text `_simple_pattern(listed)` matched, read token by token (`_TOKENS`); None where the
+    full path would refuse it or words a bound."""
+    calls: list[Call] = []
+    arguments: dict[str, Any] = {}
+    key = ""
+    # The open lists and objects, innermost last, each object followed by a key while its value is to come.
+    stack: list[Any] = []
+    depth = 0  # lists and objects open
+    value: Any
+    for name, argument, string, sign, integer, real, word, bracket in _TOKENS.findall(body, listed, len(body) - listed):
+        if name:
+            if len(name) > limits.max_name_chars or _reserved_name(name):
+                return None
+            arguments = {}
+            calls.append(_new_call(name, arguments))
+            continue
+        if argument:
+            if argument in _RESERVED or argument in arguments:
+                return None
+            key = argument
+        if string:
+            value = string[1:-1]
+            if "\\" in value:
+                value = _FAST_ESCAPE.sub(_unescape, value)
+        elif bracket:
+            if bracket == "]" or bracket == "}":
+                stack.pop()
+                depth -= 1
+                continue
+            depth += 1
+            if depth >= limits.max_depth:  # the arguments object is the first level
+                return None
+            value = [] if bracket == "[" else {}
+        else:
+            value = _number_or_word(sign, integer, real, word, limits)
+            if value is _NO_VALUE:
+                return None
+        if not depth or (bracket and depth == 1):
+            arguments[key] = value
+        else:
+            top = stack[-1]
+            if type(top) is list:
+                top.append(value)
+            elif type(top) is dict:  # an object's key
+                if value is None:
+                    return None
+                stack.append(value)
+                continue
+            else:  # the value of the key on top
+                stack.pop()
+                stack[-1][top] = value
+        if bracket:
+            stack.append(value)
+    return calls if len(calls) <= limits.max_calls else None
+
+
+def _may_nest_past_pattern(body: str, listed: bool) -> bool:
+    """Whether `body` has brackets enough to nest a value deeper than `_simple_pattern` reads, the only text in
+    the subset the token scan reads and the pattern does not (brackets inside strings only overcount)."""
+    return body.count("[") + body.count("{") - listed > _NESTED_LEVELS
+
+
+def _flat_call(groups: tuple[Any, ...], limits: InputLimits) -> list[Call] | None:
+    """The one call `_flat_pattern()` matched, read from its groups; None wherever `_fast_brackets`'s token
+    scan gives up on the same text (the full path decides)."""
+    parts = iter(groups)
+    name = next(parts)
+    if len(name) > limits.max_name_chars or limits.max_calls < 1 or _reserved_name(name):
+        return None
+    arguments: dict[str, Any] = {}
+    value: Any
+    # Six groups per argument; the first argument not given leaves its name's group unset.
+    for argument, string, sign, integer, real, word in zip(parts, parts, parts, parts, parts, parts, strict=False):
+        if argument is None:
+            break
+        if argument in _RESERVED or argument in arguments:
+            return None
+        if string:
+            value = string[1:-1]
+            if "\\" in value:
+                value = _FAST_ESCAPE.sub(_unescape, value)
+        else:
+            value = _number_or_word(sign, integer, real, word, limits)
+            if value is _NO_VALUE:
+                return None
+        arguments[argument] = value
+    return [_new_call(name, arguments)]
+
+
+def _number_or_word(sign: str | None, integer: str | None, real: str | None, word: str | None,
+                    limits: InputLimits) -> Any:
+    """The value of a scalar token that is not a string (from its groups in `_SCALAR`); `_NO_VALUE` for an
+    integer past the bound, which the full path words."""
+    if integer:
+        number = int(integer)
+        if not -limits.int_bound < number < limits.int_bound:
+            return _NO_VALUE
+        return -number if sign == "-" else number
+    if real:
+        return -float(real) if sign == "-" else float(real)
+    return _WORDS[word]  # type: ignore[index]
+
+
+def _reserved_name(name: str) -> bool:
+    """Whether a tool name is, or has a part that is, a word Python refuses as a name."""
+    return name in _RESERVED if "." not in name else any(part in _RESERVED for part in name.split("."))
+
+
+def _scan_brackets(body: str, limits: InputLimits) -> list[Call] | None:
+    """`_fast_brackets` for calls whose arguments hold lists and objects, read one token at a time."""
+    bare = not body.startswith("[")
+    pos = 0 if bare else _GAP.match(body, 1).end()  # type: ignore[union-attr]  # matches the empty string
+    calls: list[Call] = []
+    end = len(body)
+    while True:
+        if not bare and body.startswith("]", pos) and pos + 1 == end:
+            break  # an empty list, or a trailing comma
+        opened = _FAST_OPEN.match(body, pos)
+        if opened is None:
+            return None
+        name = opened.group(1)
+        if len(name) > limits.max_name_chars or _reserved_name(name):
+            return None
+        pos = opened.end()
+        arguments: dict[str, Any] = {}
+        while not body.startswith(")", pos):
+            key = _FAST_KEY.match(body, pos)
+            if key is None or key.group(1) in _RESERVED or key.group(1) in arguments:
+                return None
+            value, pos = _fast_value(body, key.end(), 1, limits)
+            if value is _NO_VALUE:
+                return None
+            arguments[key.group(1)] = value
+            pos = _GAP.match(body, pos).end()  # type: ignore[union-attr]
+            if body.startswith(",", pos):
+                pos = _GAP.match(body, pos + 1).end()  # type: ignore[union-attr]
+            elif not body.startswith(")", pos):
+                return None
+        calls.append(_new_call(name, arguments))
+        if len(calls) > limits.max_calls:
+            return None
+        pos = _GAP.match(body, pos + 1).end()  # type: ignore[union-attr]
+        if bare:
+            return calls if pos == end else None
+        if body.startswith(",", pos):
+            pos = _GAP.match(body, pos + 1).end()  # type: ignore[union-attr]
+        elif not (body.startswith("]", pos) and pos + 1 == end):
+            return None
+    return calls
+
+
+def _fast_value(body: str, pos: int, depth: int, limits: InputLimits) -> tuple[Any, int]:
+    """The literal at `pos` and where it ends; `_NO_VALUE` when it is not in the simple subset.
+
+    `depth` counts the lists and objects enclosing the value, the arguments object included.
+    """
+    scalar = _FAST_SCALAR.match(body, pos)
+    if scalar is not None:
+        string, sign, integer, real, word = scalar.groups()
+        if string is not None:
+            text = string[1:-1]
+            return (_FAST_ESCAPE.sub(_unescape, text) if "\\" in text else text), scalar.end()
+        value = _number_or_word(sign, integer, real, word, limits)
+        return (value, pos) if value is _NO_VALUE else (value, scalar.end())
+    opener = body[pos : pos + 1]
+    if opener not in ("[", "{") or depth >= limits.max_depth or depth >= _FAST_DEPTH:
+        return _NO_VALUE, pos
+    closer = "]" if opener == "[" else "}"
+    items: list[Any] = []
+    mapping: dict[Any, Any] = {}
+    pos = _GAP.match(body, pos + 1).end()  # type: ignore[union-attr]
+    while not body.startswith(closer, pos):
+        item, pos = _fast_value(body, pos, depth + 1, limits)
+        if item is _NO_VALUE:
+            return _NO_VALUE, pos
+        pos = _GAP.match(body, pos).end()  # type: ignore[union-attr]
+        if opener == "[":
+            items.append(item)
+        else:
+            if item is None or not isinstance(item, (str, int, float)) or not body.startswith(":", pos):
+                return _NO_VALUE, pos
+            value, pos = _fast_value(body, _GAP.match(body, pos + 1).end(), depth + 1, limits)  # type: ignore[union-attr]
+            if value is _NO_VALUE:
+                return _NO_VALUE, pos
+            mapping[item] = value
+            pos = _GAP.match(body, pos).end()  # type: ignore[union-attr]
+        if body.startswith(",", pos):
+            pos = _GAP.match(body, pos + 1).end()  # type: ignore[union-attr]
+        elif not body.startswith(closer, pos):
+            return _NO_VALUE, pos
+    return (items if opener == "[" else mapping), pos + 1
+
+
+def _unescape(match: re.Match[str]) -> str:
+    return _ESCAPED[match.group(1)]
+
+
+
+
+# -- repair first -------------------------------------------------------------------------------
+#
+# Text the grammar is sure to refuse (a string followed by a name, as `'Domino's'`) is repaired
+# without asking `ast.parse` first: part of the same lane (`parse_brackets`).
+
+
+# A word after a closing quote: Python reads it as a name unless it is a keyword or a string's prefix.
+_WORD_AFTER = re.compile(r"[ \t\r\n]*+([A-Za-z_][A-Za-z0-9_]*+)")
+_STRING_PREFIXES = frozenset({"r", "u", "f", "b", "fr", "rf", "br", "rb"})
+# `_sure_repair` handles short texts only: their syntax errors can be nothing but syntax errors (no
+# nesting, recursion or digit bound of the parser's can be reached in so few characters and brackets).
+_SURE_CHARS = 500
+_SURE_BRACKETS = 100
+
+
+def _sure_repair(body: str, limits: InputLimits) -> tuple[list[Call], tuple[str, ...]] | None:
+    """The calls and repairs of a text the fast path declined, when the full path is sure to refuse it and
+    the repaired text is in the fast path's subset; else None (the ordinary way decides).
+
+    Models (and ACEBench's gold data) write `'Domino's'`. The full path refuses that only after
+    `ast.parse` has failed, which costs more than reading the repaired text. The refusal is certain
+    when the first quote the repair escapes is, for Python, the end of a string followed by a name:
+    the text before it is in the fast path's subset (the repaired text is, and they agree up to
+    there), and no Python expression has a string and then a name side by side.
+    """
+    if len(body) > _SURE_CHARS or body.count("(") + body.count("[") + body.count("{") > _SURE_BRACKETS:
+        return None
+    repaired, repairs, first = _repairs(body)
+    if first < 0 or repaired[0] != body[0] or repaired.count(",") > limits.max_items:
+        return None  # nothing escaped, or an opening bracket added (the texts differ from the start)
+    word = _WORD_AFTER.match(body, first + 1)
+    if word is None or word.group(1) in _RESERVED or word.group(1).lower() in _STRING_PREFIXES:
+        return None  # the quote is followed by something that might continue an expression
+    calls = _fast_brackets(repaired, limits)
+    return (calls, tuple(repairs)) if calls else None

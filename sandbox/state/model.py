@@ -1,0 +1,248 @@
+"""`StateModel`: typed, journaled world state.
+
+An app's state is a `StateModel`: a pydantic model whose attribute writes, and whose lists, dicts
+and sets (`sandbox.state.containers`), report to the active undo journal before they change. That
+is what lets the world roll a failed call back without copying the state first.
+
+A model takes part in structural sharing as a container does: it carries an owner, the generation
+allowed to change it in place; an app that may write copies its top-level state model with a fresh
+generation (`own`: the model, its nested models and its containers, shallowly, never the items
+inside the containers), and the containers copy those as they hand them out.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+import types
+import typing
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
+
+from ..journal import CLAIM_FIELD, active_journal
+from ..lanes import LANES_ON
+from .containers import _claimed, adopt, track
+from .ownership import ATOMIC_TYPES, OWNER, _owner
+
+
+class StateModel(BaseModel):
+    """Base class for app state and the entities inside it.
+
+    Attribute writes go to the undo journal of the call in progress; assignment is not
+    re-validated (tools are trusted code; their inputs were validated at the boundary).
+    """
+
+    __slots__ = (OWNER,)
+
+    model_config = ConfigDict(validate_assignment=False, extra="forbid", revalidate_instances="never")
+
+    _field_names: ClassVar[frozenset[str]] = frozenset()
+    _container_fields: ClassVar[tuple[str, ...]] = ()
+    _nested_fields: ClassVar[tuple[str, ...]] = ()  # fields that may hold a container or a model
+    _set_fields: ClassVar[tuple[str, ...]] = ()
+    # One fields set per distinct set of names, shared by every instance of the class that has
+    # it (a set costs more than the dict of a small model's values). Never changed in place:
+    # `__setattr__` and undo replace an instance's set instead.
+    _fields_sets: ClassVar[dict[frozenset[str], set[str]]] = {}
+    # Optional fields left out of dumps while None. Some benchmark records simply lack a
+    # key (ACEBench's sent messages have no `time`); a typed field that is None would
+    # otherwise dump as `null` and break comparisons with ground truths recorded without it.
+    omit_if_none: ClassVar[frozenset[str]] = frozenset()
+    # Fields that are state (calls journal them; snapshots, forks and restores carry them)
+    # but not facts of the world: left out of dumps, so `World.state()`, diffs and end-state
+    # comparisons never see them. For what a harness feeds a world to steer how it behaves,
+    # like the recorded random values a replay queues: the world's random source is not in
+    # its dumps either, and two worlds that differ only in such input are in the same state.
+    # `model_dump(context=WITH_INTERNAL)` keeps them (what `App.load` needs).
+    internal_fields: ClassVar[frozenset[str]] = frozenset()
+    # The model class a claiming twin (`claim_on_read`) stands for; None in every model class itself.
+    _tw_real: ClassVar[type[StateModel] | None] = None
+    # Whether a top of this class claims its fields on read in the first writing call after a fork
+    # (`claim_on_read`): only with enough nested fields that one call likely leaves some unread.
+    _claims_on_read: ClassVar[bool] = False
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls._field_names = frozenset(cls.model_fields)
+        cls._fields_sets = {}
+        cls._container_fields = tuple(
+            name for name, info in cls.model_fields.items() if _may_hold_container(info.annotation)
+        )
+        cls._set_fields = tuple(name for name, info in cls.model_fields.items() if _is_set(info.annotation))
+        cls._nested_fields = tuple(
+            name for name, info in cls.model_fields.items() if _may_hold_container(info.annotation, models=True)
+        )
+        # The `claim_on_read` speed lane (`sandbox.lanes`, `sandbox.state.sharing`): off, every take copies up front.
+        cls._claims_on_read = LANES_ON and len(cls._nested_fields) >= CLAIM_ON_READ_FROM
+
+    @model_serializer(mode="wrap")
+    def _serialize(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        """Dumps are the same bytes in every process: sets are sorted (their iteration order
+        follows per-process string hashing), and `omit_if_none` fields are left out while None.
+        `internal_fields` are left out unless the context asks for them."""
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in self._set_fields:
+                value = data.get(name)
+                if isinstance(value, (list, set, frozenset)):
+                    data[name] = _sorted(value)
+            for name in self.omit_if_none:
+                if name in data and data[name] is None:
+                    del data[name]
+            if self.internal_fields and info.context != WITH_INTERNAL:
+                for name in self.internal_fields:
+                    data.pop(name, None)
+        return data
+
+    def model_post_init(self, context: Any, /) -> None:
+        # Every entity a tool creates, and every one a state is validated from, passes here: the slots are
+        # written through their descriptors (`object.__setattr__` would look each one up first).
+        _set_owner(self, None)  # fresh (see `adopt`); set so reading it is one slot read
+        fields_set = self.__pydantic_fields_set__
+        shared = self._fields_sets.setdefault(frozenset(fields_set), fields_set)
+        if shared is not fields_set:
+            _set_fields_set(self, shared)
+        containers = self._container_fields
+        if containers:
+            values = self.__dict__
+            for name in containers:
+                value = values.get(name)
+                if type(value) in _PLAIN_CONTAINERS:
+                    values[name] = track(value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self._field_names:
+            journal = active_journal()
+            if journal is not None:
+                journal.attribute(self, name)
+            self.__dict__[name] = value if type(value) in ATOMIC_TYPES else adopt(value, _owner(self))
+            fields_set = self.__pydantic_fields_set__
+            if name not in fields_set:  # replaced, not changed in place: copies of this model share it
+                object.__setattr__(self, "__pydantic_fields_set__", fields_set | {name})
+        else:
+            super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"state field {name!r} cannot be deleted")
+
+    def _tw_adopt(self, owner: Any) -> None:
+        """Take generation `owner`, with the fresh objects in this fresh model's fields (`adopt`'s hook)."""
+        _set_owner(self, owner)
+        fields = self.__dict__
+        for name in self._nested_fields:  # the only fields that can hold anything to adopt (`_may_hold_container`)
+            item = fields.get(name)
+            if type(item) not in ATOMIC_TYPES:
+                fields[name] = adopt(item, owner)
+
+    def _tw_copy_for(self, owner: Any) -> StateModel:
+        """This model as generation `owner`'s shallow copy (`_claimed`'s hook, see `own`)."""
+        return own(self, owner)
+
+
+_PLAIN_CONTAINERS = frozenset({list, dict, set, tuple})
+
+# The slots a model's data lives in, written through their descriptors: `object.__setattr__` would look
+# each one up first, and a claimed model (the first writing call after every fork or restore) sets five.
+_new_object = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_set_owner = StateModel.__dict__[OWNER].__set__
+
+WITH_INTERNAL: typing.Final = "with internal fields"
+"""The `model_dump` context that keeps `internal_fields` (a string, so the context is immutable)."""
+
+
+def _alternatives(annotation: Any) -> tuple[Any, ...] | None:
+    """The types a union stands for (or an `Annotated` type's own type); None for other annotations."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return typing.get_args(annotation)[:1]
+    if origin is typing.Union or origin is types.UnionType:
+        return typing.get_args(annotation)
+    return None
+
+
+def _is_set(annotation: Any) -> bool:
+    if (typing.get_origin(annotation) or annotation) in (set, frozenset):
+        return True
+    alternatives = _alternatives(annotation)
+    return alternatives is not None and any(_is_set(arg) for arg in alternatives)
+
+
+def _sorted(values: Any) -> list[Any]:
+    items = list(values)
+    try:
+        return sorted(items)
+    except TypeError:
+        return sorted(items, key=repr)
+
+
+def _may_hold_container(annotation: Any, models: bool = False) -> bool:
+    """False only for annotations whose values can never be a list, dict, set or tuple (nor,
+    with `models`, a model)."""
+    if annotation in ATOMIC_TYPES:
+        return False
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return False
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return models
+    if typing.get_origin(annotation) is typing.Literal:
+        return False
+    alternatives = _alternatives(annotation)
+    return alternatives is None or any(_may_hold_container(arg, models) for arg in alternatives)
+
+
+def own_fields(model: StateModel, claims: list[Any] | None) -> None:
+    """Claim again, for `model`'s own generation, the fields a release gave back shared."""
+    _claim_fields(model, model.__dict__, type(model)._nested_fields, _owner(model), claims)
+
+
+def own(model: StateModel, owner: Any, claims: list[Any] | None = None, fields: bool = True) -> StateModel:
+    """A shallow copy of `model` that generation `owner` may change in place: the model and
+    the models and containers in its fields are copied, the items inside those containers
+    are not (the containers copy them one by one as they hand them out). For an app's top
+    model (`App._take`), the field copies are recorded in `claims` (the call's, see
+    `Journal.release`), the top's by the caller.
+
+    Without `fields`, the copy's fields hold the very objects `model`'s do: each must be claimed
+    before anything changes it (`claim_on_read`)."""
+    kind = type(model)
+    new = _new_object(kind)
+    values = model.__dict__.copy()
+    nested = kind._nested_fields
+    if nested and fields:
+        _claim_fields(new, values, nested, owner, claims)
+    _set_dict(new, values)
+    # Shared: a fields set is never changed in place (`__setattr__` and undo replace it).
+    _set_fields_set(new, model.__pydantic_fields_set__)
+    extra = model.__pydantic_extra__
+    _set_extra(new, None if extra is None else dict(extra))
+    private = model.__pydantic_private__
+    _set_private(new, None if private is None else copy.copy(private))
+    _set_owner(new, owner)
+    return new
+
+
+
+
+def _claim_fields(model: StateModel, fields: dict[str, Any], nested: tuple[str, ...], owner: Any,
+                  claims: list[Any] | None) -> None:
+    for name in nested:
+        item = fields.get(name)
+        if type(item) not in ATOMIC_TYPES and getattr(item, OWNER, None) is not owner:
+            mine = fields[name] = _claimed(item, owner)
+            if claims is not None and mine is not item:
+                claims.append((CLAIM_FIELD, model, name, mine, item))
+
+
+
+CLAIM_ON_READ_FROM = 3
+"""How many nested fields a top state model needs to claim them on read (`claim_on_read`). Each field
+claimed on read costs a descriptor call and a class change more than claiming it up front, so it pays
+only for the fields a call leaves unread: measured by instructions, a fork's first call to a todo list
+(one field) cost 3% more on read, a banking login (reads two of five) 20% less."""
+

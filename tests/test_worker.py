@@ -1,0 +1,74 @@
+"""The runner's two halves: the worker side every backend imports, one row schema, one scoring assembly."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from scenarios.banking.family import load_tasks
+from toolworlds.episode_record import EpisodeRecord
+from toolworlds.episode_score import score_episode
+from toolworlds.episodes import run_episode
+from toolworlds.process_backend import ProcessBackend
+from toolworlds.runner import AgentSpec, TaskSet, execute_run
+from toolworlds.store import EpisodeRow, RunStore
+from toolworlds.worker import Outcome, failed_outcome, run_one
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_backends_import_the_worker_half_and_not_the_driver() -> None:
+    """`runner` imports the backends; a backend importing the runner back was an import cycle."""
+    probe = ("import sys, toolworlds.process_backend, toolworlds.ray_backend, toolworlds.worker; "
+             "print('toolworlds.runner' in sys.modules)")
+    shown = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.strip() == "False"
+
+
+def test_the_episodes_table_is_the_record_plus_the_runs_own_columns() -> None:
+    columns = [column.name for column in EpisodeRow.__table__.columns]  # type: ignore[attr-defined]
+    assert sorted(columns) == sorted([*EpisodeRecord.model_fields, "id", "run_id", "finished_at", "task_hash",
+                                      "tools_hash"])
+    with pytest.raises(ValidationError, match="sucess"):  # a column under a wrong name is refused, not dropped
+        EpisodeRecord.model_validate({**EpisodeRecord.failed("banking/en", "t", "c", "why").model_dump(), "sucess": 1})
+
+
+def test_a_stored_episode_reads_back_as_the_record_its_worker_made(tmp_path: Path) -> None:
+    """Every record field goes to the store and comes back, a failed episode's as well (its text as any database
+    holds it); the runner adds the run's own columns."""
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    task_set = TaskSet("banking", "en", load_tasks("en")[:2])
+    made: list[Outcome] = []
+    episodes = execute_run(store, "r", [task_set], AgentSpec(), backend=ProcessBackend(0), on_done=made.append)
+    failed = failed_outcome("banking/en", task_set.tasks[0], "run: RuntimeError: \x00 \udc80 boom", trial=1)
+    store.store_record("r", failed.record, finished_at=episodes[0].finished_at)
+    stored = store.episodes("r")
+    # The tools an episode offered are kept once per store (`toolsets`), and read back with `RunStore.tools`.
+    read = [EpisodeRecord.model_validate({**e.model_dump(include=set(EpisodeRecord.model_fields)),
+                                          "tools": store.tools(e)}) for e in stored]
+    assert read == [o.record for o in made] + [failed.record]
+    assert made[0].record.tools and stored[0].tools is None and stored[0].tools_hash
+    assert all(e.run_id == "r" and e.task_hash for e in stored[:2]) and stored[2].task_hash is None
+    assert stored[2].error == "run: RuntimeError: \\x00 \\udc80 boom" and stored[2].stop_reason == "run failed"
+    assert made[0].episode == made[0].record.model_dump()  # the row by name, as progress lines read it
+
+
+def test_the_runner_stores_the_score_toolenv_and_the_mcp_host_read() -> None:
+    """One scoring assembly: the stored verdict and the reward parts come from the same `score_episode`."""
+    for noise, task in ((0.0, load_tasks("en")[0]), (0.9, load_tasks("en")[3])):
+        spec = AgentSpec("noisy", noise=noise, seed=3)
+        outcome = run_one("banking/en", task, spec)
+        world, episode = run_episode(task, spec.build(task), max_steps=spec.max_steps)
+        scored = score_episode("banking", task, world, episode.process, episode.records, "exact")
+        parts = scored.parts()
+        record = outcome.record
+        assert (record.success, record.state_fraction, record.process) == \
+            (parts["end_state"], parts["state_fraction"], parts["process"])
+        assert record.calls == parts["calls"] and record.errors == sum(parts["errors"].values())
+        assert parts["reward"] == (1.0 if record.success else 0.0)
+        assert scored.columns("banking/en")["diff"] == record.diff

@@ -1,0 +1,88 @@
+"""`EpisodeRecord`: the one schema of a stored episode, as a worker hands it to the driver.
+
+A worker fills it (`toolworlds.worker`), every backend carries it, and the store's episodes table
+(`toolworlds.store.EpisodeRow`) is this model plus what only the driver knows (the run, when the
+episode was stored, its task's data hash). A new column of an episode is one field here. A failed
+episode (the run, its worker or the store could not finish it) is a record too (`EpisodeRecord.failed`).
+
+Its text is text any database holds (`stored_text`, `stored_json`): the worker writes it so, once.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlmodel import SQLModel
+from sqlmodel.main import SQLModelConfig
+
+from sandbox.bounds import printable_json, printable_text
+from sandbox.limits import redacted_copy
+
+
+class EpisodeRecord(SQLModel):
+    """One episode as stored, without the run's own columns (`EpisodeRow` adds those). A name that is not a
+    field is refused, not dropped: a column written under the wrong name would otherwise go unstored."""
+
+    model_config = SQLModelConfig(extra="forbid")
+
+    task_set: str  # e.g. "banking/en"
+    task_id: str
+    category: str
+    success: bool
+    state_fraction: float
+    process: float
+    steps: int
+    calls: int
+    errors: int
+    error_types: str = "{}"  # JSON: error type -> count
+    finished: bool
+    stop_reason: str = ""
+    diff: str = "[]"  # JSON: field-level differences from the expected end state
+    # Why the episode failed (endpoint, agent, world, scoring, worker or store), None if it ran to its end.
+    # Added after the first release: nullable, so opening an older database can add it.
+    error: str | None = None
+    # The episode's line of its benchmark's own result file (JSON), for tasks that write one.
+    result_record: str | None = None
+    # The tools the agent was given, as OpenAI tool schemas (JSON), for exports: kept once per run store
+    # in `toolsets` under `tools_hash` (a run's episodes mostly share a few sets of 10 KB each); `tools`
+    # holds them itself only in databases written before that. Read them with `RunStore.tools`.
+    tools: str | None = None
+    # Which of the run's repeated trials of the task this is (0 for the first; NULL in older databases,
+    # whose unique key has no trial: such a database holds one trial per task).
+    trial: int | None = 0
+    # Which scorer gave the verdicts (`evaluators.versions`, e.g. "acebench/2 compat"); NULL in older
+    # databases and for episodes that could not be run or scored at all.
+    scorer_version: str | None = None
+    # Why the family's checker judged as it did when that is not a plain pass, in its words (None: solved, or
+    # the end state's differences say it all, or stored by an older release).
+    reason: str | None = None
+
+    @classmethod
+    def failed(cls, task_set: str, task_id: str, category: str, reason: str, trial: int = 0) -> EpisodeRecord:
+        """An episode that could not be run, scored or stored at all: `reason` is its error."""
+        return cls(task_set=task_set, task_id=stored_text(task_id), category=stored_text(category), success=False,
+                   state_fraction=0.0, process=0.0, steps=0, calls=0, errors=0, error_types="{}", finished=False,
+                   stop_reason="run failed", diff="[]", error=stored_text(reason), trial=trial)
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        """(task set, task id, trial): which episode of its run this is."""
+        return self.task_set, self.task_id, self.trial or 0
+
+
+def stored_text(text: str) -> str:
+    """`text` as any database holds it: lone surrogates (no UTF-8) and NUL (PostgreSQL's text refuses it)
+    written as visible escapes, `\\udxxx` and `\\x00`, the same on every database."""
+    text = printable_text(text)
+    return text.replace("\x00", "\\x00") if "\x00" in text else text
+
+
+def stored_json(value: Any) -> str:
+    """JSON text any database can hold, whatever the value (typed values via `str`); a lone surrogate in a
+    string reads back as the escape `stored_text` stores (`printable_json`)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except Exception:  # a value json cannot write (too deep, too large a number): store what can be
+        text = json.dumps(redacted_copy(value), ensure_ascii=False, default=str)
+    return printable_json(text)
