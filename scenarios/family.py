@@ -199,16 +199,18 @@ class WorldFamily:
     def tasks(self, query: TaskQuery) -> TaskLoad:
         if self.load_tasks is None and self.generator is None:
             raise LookupError(f"{self.name} has no runnable tasks")
-        if query.lang not in self.languages:
-            raise LookupError(f"{self.name} has no {query.lang!r} tasks; languages: {', '.join(self.languages)}")
+        data = query.data
+        generator = self.generator() if self.generator is not None and data is not None and data.is_file() \
+            and _generated_file(data) else None
+        # A generated file speaks its generator's languages (API-Bank's tasks are English, its generated ones also zh).
+        languages = generator.languages if generator is not None else self.languages
+        if query.lang not in languages:
+            raise LookupError(f"{self.name} has no {query.lang!r} tasks; languages: {', '.join(languages)}")
         unanswered = query.unanswered(self.filters)
         if unanswered:
             raise LookupError(f"{self.name} tasks carry no {' or '.join(unanswered)} to filter on")
-        if self.generator is not None and query.data is not None and query.data.is_file():
-            from .generation import is_generated  # only for generated files
-
-            if is_generated(query.data):
-                return load_generated(query.data, query, self.generator())
+        if generator is not None and data is not None:
+            return load_generated(data, query, generator)
         if self.load_tasks is None:
             raise LookupError(f"{self.name} has no runnable tasks of its own: make some with `toolworlds generate "
                               f"{self.name}` and pass the file as its data")
@@ -221,6 +223,12 @@ class WorldFamily:
         loaded = self.load_tasks(dataclasses.replace(query, limit=None))
         tasks, changed = apply_errata(loaded.tasks, errata, query.lang)
         return TaskLoad(select(tasks, TaskQuery(limit=query.limit)), loaded.problems, changed)
+
+
+def _generated_file(path: Path) -> bool:
+    from .generation import is_generated  # only when a family with a generator is given a file
+
+    return is_generated(path)
 
 
 def select(tasks: Sequence[Any], query: TaskQuery) -> list[Any]:

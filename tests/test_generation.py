@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -78,12 +79,16 @@ def test_tasks_differ_from_their_start_and_from_each_other() -> None:
         assert task.end_state(task.world()) != task.ground_truth
 
 
-def test_levels_grow_in_state_changing_calls_and_the_top_one_has_special_cases() -> None:
-    generator = _generator("banking")
-    reads = ("list_accounts", "get_balance", "get_loan", "login_bank")
+@pytest.mark.parametrize(("name", "lang", "reads"), [
+    ("banking", "en", ("list_accounts", "get_balance", "get_loan", "login_bank")),
+    ("apibank", "zh", ("GetUserToken", "QueryAgenda", "QueryMeeting", "QueryRegistration", "QueryScene")),
+])
+def test_levels_grow_in_state_changing_calls_and_the_top_one_has_special_cases(name: str, lang: str,
+                                                                                reads: tuple[str, ...]) -> None:
+    generator = _generator(name)
     means = []
     for level in sorted(LEVELS):
-        made = generate(generator, 60, seed=1, difficulty=level, lang="en")
+        made = generate(generator, 60, seed=1, difficulty=level, lang=lang)
         normal = [r for r in made.records if not r["category"].startswith("special")]
         changes = [sum(1 for m in r["paths"][0] if not m.startswith(tuple(f"[{n}(" for n in reads))) for r in normal]
         means.append(sum(changes) / len(changes))
@@ -97,7 +102,8 @@ def test_levels_grow_in_state_changing_calls_and_the_top_one_has_special_cases()
 @pytest.mark.parametrize(("name", "wrong"), [("banking", "[transfer(customer_id='C001')]"),
                                             ("todo", "[add_task(title='x')]"),
                                             (TODO_WORLD, "[add_task(title='x')]"),
-                                            ("world:library_example:library_world", "[add_book(title='x')]")])
+                                            ("world:library_example:library_world", "[add_book(title='x')]"),
+                                            ("apibank", "[AddAlarm(token='x', time='2023-04-01 07:00:00')]")])
 def test_special_cases_are_scored_as_acebench_scores_them(name: str, wrong: str, tmp_path: Path) -> None:
     from tests.worlds import docs_example
 
@@ -120,12 +126,40 @@ def test_special_cases_are_scored_as_acebench_scores_them(name: str, wrong: str,
                                                                    lang=lang).records)
 
 
-def test_every_special_category_comes_from_todo_and_from_a_users_world() -> None:
-    for name in ("todo", TODO_WORLD):
+def test_every_special_category_comes_from_todo_api_bank_and_a_users_world() -> None:
+    for name in ("todo", TODO_WORLD, "apibank"):
         generator = family_of(name).generator()  # type: ignore[misc]
         for lang in ("en", "zh"):
             made = generate(generator, 400, seed=0, difficulty=5, lang=lang)
             assert {r["category"] for r in made.records} == {"multi_step", *SPECIAL_CATEGORIES}, (name, lang)
+
+
+def test_apibank_tasks_cover_every_state_changing_api_and_name_records_as_users_know_them() -> None:
+    generator = _generator("apibank")
+    world = generator.world(generator.propose(random.Random(0), 1, "en"), "en")
+    changing = {name for name, spec in world.tools.items() if spec.mutates}
+    called: set[str] = set()
+    for level in sorted(LEVELS):
+        for lang in ("en", "zh"):
+            made = generate(generator, 80, seed=2, difficulty=level, lang=lang)
+            for record in (r for r in made.records if not r["category"].startswith("special")):
+                called.update(message[1:message.index("(")] for message in record["paths"][0])
+                if level >= 2 and "DeleteAgenda(" in " ".join(record["paths"][0]):
+                    assert "QueryAgenda(" in " ".join(record["paths"][0])  # named by its text: looked up first
+                assert "tok-" not in record["question"]  # the token is the agent's to fetch
+    assert changing <= called, sorted(changing - called)
+
+
+def test_api_bank_speaks_chinese_only_in_a_generated_file(tmp_path: Path) -> None:
+    with pytest.raises(LookupError, match="no 'zh' tasks"):  # its own dialogues are English
+        family("apibank").tasks(TaskQuery(lang="zh"))
+    made = generate(_generator("apibank"), 3, seed=1, difficulty=2, lang="zh")
+    path = tmp_path / "zh.jsonl"
+    made.write(path)
+    worlds = TaskWorlds("apibank", lang="zh", data=path)
+    assert list(worlds.tasks) == [r["id"] for r in made.records]
+    with pytest.raises(LookupError):  # a Chinese set holds no English tasks
+        TaskWorlds("apibank", lang="en", data=path)
 
 
 def test_generate_refuses_what_it_cannot_give() -> None:

@@ -16,7 +16,7 @@ from toolworlds.env import ToolEnv, trl_environment  # noqa: E402
 
 
 @pytest.mark.parametrize(("name", "lang", "level"), [("banking", "zh", 5), ("acebench", "en", 5), ("todo", "zh", 3),
-                                                     ("apibank", "en", 2)])
+                                                     ("apibank", "en", 2), ("apibank", "zh", 5)])
 def test_gold_paths_of_a_generated_set_earn_the_reward(name: str, lang: str, level: int, tmp_path: Path) -> None:
     make = family(name).generator
     assert make is not None

@@ -8,6 +8,8 @@ sample's reply is scored by ROUGE-L F1 against the recorded reply: `state_fracti
 counts those; the benchmark's table, printed after the run, has the mean ROUGE-L). A
 level-3 scene is solved when every gold call was made (`level3.py`): `process` is the
 share made, `state_fraction` the share of end-state fields equal to the gold end state.
+A generated task (`scenarios.apibank.generate`) is scored by end state, as every world family is,
+and a generated special case by its one reply, as ACEBench scores its special categories.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from scenarios.apibank.samples import ApiBankSample
 from scenarios.apibank.scenes import Level3Task
 from scenarios.family import Task
 
-from ..task_score import TaskScore, score_task
+from ..acebench.episode import score_episode as score_generated
+from ..task_score import TaskScore
 from ..versions import Checker
 from .level3 import gold_calls_made
 from .scorer import judge_call, rouge_l
@@ -35,8 +38,8 @@ def score_episode(task: Task, world: World, process: Sequence[str], mode: Mode, 
     call is judged by `strict.strict_input` instead of the reference's per-API checks."""
     if isinstance(task, Level3Task):
         return score_scene(task, world, checker)
-    if not isinstance(task, ApiBankSample):
-        return score_task(task, world, process, mode, checker=checker)
+    if not isinstance(task, ApiBankSample):  # a generated task: by end state, a special case by its one reply
+        return score_generated(task, world, process, mode, checker=checker)
     reply = process[0] if process else ""
     expected = task.paths[0][0]
     if task.gold_call is not None:
