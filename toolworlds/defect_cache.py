@@ -64,8 +64,9 @@ def code_hash() -> str:
     return digest.hexdigest()
 
 
-def entry_key(family: str, lang: str, source: Path) -> str:
-    text = json.dumps([VERSION, family, lang, data_hash(source), code_hash()])
+def entry_key(family: str, lang: str, source: Path, code: str | None = None) -> str:
+    """The entry's name; `code` is `code_hash()` when the caller has it already (one per run, not per task set)."""
+    text = json.dumps([VERSION, family, lang, data_hash(source), code if code is not None else code_hash()])
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 

@@ -324,11 +324,11 @@ class RunStore:
 
     def save_scores(self, run_id: str, scores: Sequence[ScoreRow]) -> None:
         """Replace a run's summary scores (recomputed whenever a run or resume ends)."""
-        with Session(self.engine) as session:
-            for old in session.exec(select(ScoreRow).where(ScoreRow.run_id == run_id)).all():
-                session.delete(old)
-            session.add_all(scores)
-            session.commit()
+        rows = [score.model_dump(exclude={"id"}) for score in scores]
+        with self.engine.begin() as connection:  # Core statements: no ORM object loaded to be deleted
+            connection.execute(delete(ScoreRow).where(col(ScoreRow.run_id) == run_id))
+            if rows:
+                connection.execute(_SCORE_INSERT, rows)
 
     def scores(self, run_id: str) -> list[ScoreRow]:
         with Session(self.engine) as session:
@@ -340,6 +340,7 @@ _EPISODE_INSERT = insert(EpisodeRow)
 _CALL_INSERT = insert(CallRow)
 _MESSAGE_INSERT = insert(MessageRow)
 _TOOLSET_INSERT = insert(ToolSetRow)
+_SCORE_INSERT = insert(ScoreRow)
 _TOOLSET_KNOWN = select(ToolSetRow.hash).where(ToolSetRow.hash == bindparam("key"))
 _STORED = select(EpisodeRow.id).where(
     EpisodeRow.run_id == bindparam("run"), EpisodeRow.task_set == bindparam("set"),
