@@ -145,6 +145,7 @@ class RunStore:
         add_missing_columns(self.engine)
         self.one_trial_per_task = not _trial_in_unique_key(self.engine)
         self._tool_sets: set[str] = set()  # hashes this handle knows `toolsets` holds
+        self._tool_keys: dict[str, str] = {}  # the hash of each tools text met lately (a run's episodes share a few)
         self._lane = _SqliteInserts.of(self.engine) if sqlite_lane and self.engine.dialect.name == "sqlite" else None
 
     def close(self) -> None:
@@ -245,7 +246,7 @@ class RunStore:
                        messages: Sequence[Mapping[str, Any]], replace: bool) -> int:
         row = dict(episode)
         tools = row.pop("tools", None)
-        key = None if tools is None else hashlib.sha256(tools.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        key = None if tools is None else self._tools_key(tools)
         with connection.begin():
             if key is not None and tools is not None:
                 if key not in self._tool_sets and connection.execute(_TOOLSET_KNOWN, {"key": key}).first() is None:
@@ -267,13 +268,25 @@ class RunStore:
             self._tool_sets.add(key)
         return episode_id
 
+    def _tools_key(self, tools: str) -> str:
+        """The `toolsets` key of a tools text: its hash, kept for the texts met lately. A run's episodes share a
+        few texts of 10 KB, mostly the very same objects (`worker.offered_tools`), which a dict finds by
+        identity and the hash Python keeps with each text: hashing 10 KB again was a tenth of storing one."""
+        key = self._tool_keys.get(tools)
+        if key is None:
+            key = hashlib.sha256(tools.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+            if len(self._tool_keys) >= 64:
+                self._tool_keys.clear()
+            self._tool_keys[tools] = key
+        return key
+
     def _store_new_episode(self, connection: Connection, lane: _SqliteInserts, episode: Mapping[str, Any],
                            calls: Sequence[Mapping[str, Any]], messages: Sequence[Mapping[str, Any]]) -> int:
         """`_store_episode` of an episode none is stored for, through the sqlite3 connection (the SQLite lane):
         the same statements in the same transaction, which SQLAlchemy still begins and commits."""
         row = dict(episode)
         tools = row.pop("tools", None)
-        key = None if tools is None else hashlib.sha256(tools.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        key = None if tools is None else self._tools_key(tools)
         with connection.begin():
             cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
             try:
@@ -355,6 +368,7 @@ class _TableInsert:
 
     sql: str
     columns: tuple[tuple[str, Any, Callable[[Any], Any] | None], ...]
+    processors: tuple[tuple[int, Callable[[Any], Any]], ...]  # (position, conversion) of the columns with one
 
     @classmethod
     def of(cls, table: Table, engine: Engine) -> _TableInsert:
@@ -371,14 +385,14 @@ class _TableInsert:
         names = ", ".join(dialect.identifier_preparer.quote(name) for name, _, _ in columns)
         marks = ", ".join("?" for _ in columns)
         return cls(f"INSERT INTO {dialect.identifier_preparer.format_table(table)} ({names}) VALUES ({marks})",
-                   tuple(columns))
+                   tuple(columns), tuple((at, process) for at, (_, _, process) in enumerate(columns) if process))
 
     def values(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
         """The row's values in column order (a name that is no column is passed over, as Core does)."""
-        values = []
-        for name, default, process in self.columns:
-            value = row.get(name, default)
-            values.append(process(value) if process is not None and value is not None else value)
+        values = [row.get(name, default) for name, default, _ in self.columns]
+        for at, process in self.processors:
+            if values[at] is not None:
+                values[at] = process(values[at])
         return tuple(values)
 
 
