@@ -8,7 +8,9 @@ replacing each in one transaction, so a crash mid-retry still keeps the failure 
 SQLite files use the write-ahead log (`-wal` and `-shm` files sit beside the database while
 it is open); an episode goes in as SQLAlchemy Core statements built once (no ORM object per
 row, its calls and transcript one statement each) and the tools it offered are kept once per
-store (`toolsets`): storing an episode costs a third of running it (bench/store.py).
+store (`toolsets`): storing an episode costs a third of running it (bench/store.py). On SQLite, a new
+episode's statements go through the sqlite3 connection itself (the SQLite lane, `RunStore(sqlite_lane=)`,
+on with the speed lanes): the same rows, at near sqlite3's own cost.
 
 Databases written by an older toolworlds lack columns and tables added since (such as
 `episodes.error`, `episodes.trial`, `episodes.scorer_version`, the `messages` of transcripts); opening one adds each
