@@ -12,16 +12,20 @@ run), so a pool's work counts wherever it ran. Rounds are interleaved; medians a
 episodes per CPU-second each, the ratio (ours ÷ baseline, higher is better), the machinery's share
 of the run's CPU (1 - baseline ÷ ours) and the bytes on disk per stored episode. A last row times
 the defective-task replay a run needs: the gold replay of each task set, against reading it back
-from its cache; with workers, a last row the process pool's own floor (each task sent to a pebble
-pool and an outcome sent back, nothing run) and the best ratio a run on such a pool could reach.
+from its cache; a row the floor of any stored run (the bare loop and the episodes' rows written by
+sqlite3 alone with a commit per episode) and the best ratio it leaves, and one with each task's data
+hash added at today's cost; with workers, a last row the process pool's own floor (each task sent to a
+pebble pool and an outcome sent back, nothing run) and the best ratio a run on such a pool could reach.
 The machine load is printed with the figures, since other processes share the cores.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -36,6 +40,7 @@ from rich.table import Table
 
 from evaluators.task_score import episode_scorer
 from scenarios.banking.family import load_tasks
+from scenarios.taskhash import task_hash
 from toolworlds.defects import known_defects
 from toolworlds.process_backend import ProcessBackend
 from toolworlds.runner import AgentSpec, Outcome, TaskSet, execute_run, run_one
@@ -84,6 +89,62 @@ def run(sets: list[TaskSet], workers: int, folder: Path, name: str) -> int:
     return sum(Path(f"{path}{suffix}").stat().st_size for suffix in ("", "-wal") if Path(f"{path}{suffix}").exists())
 
 
+Row = tuple[object, ...]
+FloorRows = list[tuple[Row, list[Row], list[Row]]]  # each episode's row, its calls' and its messages'
+
+
+def stored_floor(rows: FloorRows, path: Path) -> None:
+    """What any stored run does beyond the bare loop, at its cheapest: each episode's rows (made beforehand,
+    untimed) written by sqlite3 alone into the store's tables, prebuilt statements, one commit per episode (an
+    episode finished is an episode kept)."""
+    connection = sqlite3.connect(path)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=NORMAL")
+    episode_sql = f"INSERT INTO episodes VALUES ({', '.join('?' * len(rows[0][0]))})"
+    call_sql = "INSERT INTO calls (episode_id, seq, tool, arguments, result, error_type, error_message) " \
+               "VALUES (?, ?, ?, ?, ?, ?, ?)"
+    message_sql = "INSERT INTO messages (episode_id, seq, role, source, content, tool_calls, call_text, " \
+                  "tool_call_id, prompt_tokens, completion_tokens, latency_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    for episode, calls, messages in rows:
+        cursor = connection.execute(episode_sql, episode)
+        number = cursor.lastrowid
+        connection.executemany(call_sql, [(number, *call) for call in calls])
+        connection.executemany(message_sql, [(number, *message) for message in messages])
+        connection.commit()
+    connection.close()
+
+
+def hash_tasks(sets: list[TaskSet]) -> None:
+    """Each task's data hash, a stored column (`scenarios.taskhash`), as a run makes it: once per task."""
+    for task_set in sets:
+        for task in task_set.tasks:
+            task_hash(task)
+
+
+def floor_rows(sets: list[TaskSet], folder: Path) -> tuple[Path, FloorRows]:
+    """An empty store of the run's tables and each episode's rows as `stored_floor` writes them."""
+    path = folder / "floor.db"
+    store = RunStore(f"sqlite:///{path}")
+    store.start_run("floor", "oracle", {})
+    store.close()
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        names = [row[1] for row in connection.execute("PRAGMA table_info(episodes)")]
+    rows: FloorRows = []
+    for task_set in sets:
+        for task in task_set.tasks:
+            outcome = run_one(task_set.name, task, AgentSpec(), task_set.end_state_mode)
+            record = {**outcome.record.model_dump(), "id": None, "run_id": "floor",
+                      "finished_at": "2026-01-01 00:00:00.000000", "task_hash": "0" * 16, "tools": None,
+                      "tools_hash": "0" * 32}
+            rows.append((tuple(record[name] for name in names),
+                         [tuple(call[k] for k in ("seq", "tool", "arguments", "result", "error_type", "error_message"))
+                          for call in outcome.calls],
+                         [tuple(m[k] for k in ("seq", "role", "source", "content", "tool_calls", "call_text",
+                                               "tool_call_id", "prompt_tokens", "completion_tokens", "latency_ms"))
+                          for m in outcome.messages]))
+    return path, rows
+
+
 def _echo(task: object, outcome: Outcome) -> Outcome:
     return outcome
 
@@ -113,19 +174,28 @@ def main() -> None:
     sets = task_sets(args.episodes)
     n = sum(len(s.tasks) for s in sets)
     bare(task_sets(72))  # warm-up: templates, tool models, scorers
-    baseline, ours, sizes, replay, cached, floor = [], [], [], [], [], []
+    baseline, ours, sizes, replay, cached, floor, stored, hashed = [], [], [], [], [], [], [], []
     sample = run_one("banking/en", sets[0].tasks[0], AgentSpec())
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cache = folder / "cache"
         os.environ["TOOLWORLDS_CACHE"] = str(cache)  # this benchmark's own defect cache, filled by its first run
         run(task_sets(72), args.workers, folder, "warm")
+        empty, rows = floor_rows(sets, folder)
+        target = folder / "stored-floor.db"
         for _ in range(args.rounds):
             seconds, _ = timed(lambda: bare(sets))
             baseline.append(seconds)
             seconds, size = timed(lambda: run(sets, args.workers, folder, "run"))
             ours.append(seconds)
             sizes.append(int(size))  # type: ignore[call-overload]
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{target}{suffix}").unlink(missing_ok=True)
+            target.write_bytes(empty.read_bytes())
+            seconds, _ = timed(lambda: stored_floor(rows, target))
+            stored.append(seconds)
+            seconds, _ = timed(lambda: hash_tasks(sets))
+            hashed.append(seconds)
             seconds, _ = timed(lambda: [known_defects("banking", lang, None, use_cache=False) for lang in ("en", "zh")])
             replay.append(seconds)
             seconds, _ = timed(lambda: [known_defects("banking", lang, None) for lang in ("en", "zh")])
@@ -143,6 +213,13 @@ def main() -> None:
                   f"{base_s / ours_s:.2f}x")
     table.add_row("machinery's share of the run's CPU (1 - bare ÷ run)", f"{ours_s - base_s:.3f}",
                   "", f"{max(0.0, 1 - base_s / ours_s):.0%}")
+    stored_s, hashed_s = statistics.median(stored), statistics.median(hashed)
+    table.add_row("floor of a stored run: bare loop + its rows by sqlite3 alone, a commit per episode",
+                  f"{base_s + stored_s:.3f}", f"{n / (base_s + stored_s):,.0f}",
+                  f"best ratio {base_s / (base_s + stored_s):.2f}x")
+    table.add_row("  + each task's data hash (scenarios.taskhash, a stored column) at today's cost",
+                  f"{base_s + stored_s + hashed_s:.3f}", f"{n / (base_s + stored_s + hashed_s):,.0f}",
+                  f"best ratio {base_s / (base_s + stored_s + hashed_s):.2f}x")
     table.add_row("bytes on disk per episode", "", f"{statistics.median(sizes) / n:,.0f}", "")
     table.add_row("defective tasks: gold replay of en and zh (baseline)", f"{replay_s:.4f}", "",
                   f"{replay_s / ours_s:.0%} of the run")

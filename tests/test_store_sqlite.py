@@ -79,3 +79,50 @@ def test_tools_are_kept_once_per_store_and_read_back_per_episode(tmp_path: Path)
         connection.exec_driver_sql("update episodes set tools = 'old', tools_hash = NULL where task_id = 't1'")
         connection.commit()
     assert store.tools(store.episodes("r")[0]) == "old"
+
+
+def _table_bytes(path: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every table, each value with its SQLite storage class (1 and 1.0 differ on disk); of the
+    times (when a run started, when an episode was stored), which differ from one run to the next, their form."""
+    with sqlite3.connect(path) as connection:
+        tables = [name for (name,) in connection.execute("select name from sqlite_master where type = 'table'")]
+        rows = {}
+        for table in sorted(tables):
+            columns = [row[1] for row in connection.execute(f"pragma table_info({table})")]
+            typed = ", ".join(f"typeof({c}), {_form(c)}" for c in columns)
+            rows[table] = connection.execute(f"select {typed} from {table} order by rowid").fetchall()
+        return rows
+
+
+def _form(column: str) -> str:
+    """The column, or for a time its form (every digit a 0: '2026-01-02 03:04:05.000678' -> '0000-00-00 ...')."""
+    if column not in ("created_at", "finished_at"):
+        return column
+    digits = column
+    for digit in "123456789":
+        digits = f"replace({digits}, '{digit}', '0')"
+    return digits
+
+
+def test_the_sqlite_lane_stores_the_rows_the_core_path_stores(tmp_path: Path) -> None:
+    """The SQLite lane (the sqlite3 connection itself) against SQLAlchemy Core, through a real run: an oracle and
+    a noisy agent's banking episodes (calls with errors, transcripts, tools, failed episodes) stored by each."""
+    from scenarios.banking.family import load_tasks
+    from toolworlds.runner import AgentSpec, TaskSet, execute_run
+
+    tasks = load_tasks("en")[:12]
+    stored = {}
+    for lane in (False, True):
+        path = tmp_path / f"lane-{lane}.db"
+        store = RunStore(f"sqlite:///{path}", sqlite_lane=lane)
+        assert (store._lane is not None) is lane
+        for agent in (AgentSpec(), AgentSpec(kind="noisy", noise=0.5, seed=3)):
+            execute_run(store, agent.kind, [TaskSet("banking", "en", tasks)], agent, workers=0)
+        store.store_episode({**episode("t1", True).model_dump(exclude={"id"}), "tools": "[]", "trial": None},
+                            [c.model_dump(exclude={"id", "episode_id"}) for c in calls("x", 2)], new=True)
+        store.close()
+        stored[lane] = _table_bytes(path)
+    lane_rows, core_rows = stored[True], stored[False]
+    assert len(core_rows["episodes"]) == 25 and len(core_rows["calls"]) > 50 and len(core_rows["messages"]) > 50
+    assert lane_rows == core_rows
+

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -72,3 +75,29 @@ def test_the_runner_stores_the_score_toolenv_and_the_mcp_host_read() -> None:
         assert record.calls == parts["calls"] and record.errors == sum(parts["errors"].values())
         assert parts["reward"] == (1.0 if record.success else 0.0)
         assert scored.columns("banking/en")["diff"] == record.diff
+
+
+def test_offered_tools_are_the_stored_text_read_back_a_fresh_copy_each_time() -> None:
+    """Both the speed lane (a `marshal`-led copy) and the plain path (`json.loads` of the stored text) give the
+    agent its own copy, equal to the stored text read back; a task's list changed since is converted again."""
+    from toolworlds import worker
+
+    functions = copy.deepcopy(load_tasks("en")[0].functions)
+    first, text = worker.offered_tools(functions)
+    assert first == json.loads(text) and json.dumps(first) == json.dumps(json.loads(text))
+    first[0]["function"]["name"] = "changed by the agent"
+    second, again = worker.offered_tools(functions)
+    assert again == text and second == json.loads(text) and second is not first
+    functions[0]["description"] = "an erratum"
+    third, changed = worker.offered_tools(functions)
+    assert "an erratum" in changed and third == json.loads(changed)
+
+
+def test_offered_tools_plain_path_when_the_lanes_are_off() -> None:
+    probe = ("import json; from scenarios.banking.family import load_tasks; from toolworlds.worker import "
+             "offered_tools; f = load_tasks('en')[0].functions; a, t = offered_tools(f); b, _ = offered_tools(f); "
+             "assert a == b == json.loads(t) and a is not b; print('ok')")
+    for lanes in ("on", "off"):
+        shown = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                               env={**os.environ, "TOOLWORLDS_SPEED_LANES": lanes, "PYTHONPATH": str(ROOT)})
+        assert shown.returncode == 0 and shown.stdout.strip() == "ok", shown.stderr

@@ -56,16 +56,36 @@ def code_hash() -> str:
     digest = hashlib.sha256()
     for package in (sandbox, scenarios):
         root = Path(str(package.__file__)).resolve().parent
-        for path in sorted(root.rglob("*")):
-            if path.suffix in (".py", ".json", ".jsonl") and "__pycache__" not in path.parts:
-                stat = path.stat()
-                digest.update(f"{package.__name__}/{path.relative_to(root).as_posix()}:{stat.st_size}:"
-                              f"{stat.st_mtime_ns}\0".encode("utf-8", "surrogateescape"))
+        for parts, stat in _source_files(str(root)):
+            digest.update(f"{package.__name__}/{'/'.join(parts)}:{stat.st_size}:"
+                          f"{stat.st_mtime_ns}\0".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
-def entry_key(family: str, lang: str, source: Path) -> str:
-    text = json.dumps([VERSION, family, lang, data_hash(source), code_hash()])
+def _source_files(root: str) -> list[tuple[tuple[str, ...], os.stat_result]]:
+    """The .py, .json and .jsonl files under `root` (not in `__pycache__`, not through a linked folder), as
+    their path's parts below it and their stat, in the order of those parts (`sorted(Path.rglob)`'s order).
+    `os.scandir` rather than `Path.rglob`: a run looks these up once, and pathlib took half of it."""
+    found: list[tuple[tuple[str, ...], os.stat_result]] = []
+    folders: list[tuple[str, tuple[str, ...]]] = [(root, ())]
+    while folders:
+        folder, parts = folders.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                inner = (*parts, entry.name)
+                if entry.is_dir() and not entry.is_symlink():
+                    if entry.name != "__pycache__":
+                        folders.append((entry.path, inner))
+                    continue
+                if os.path.splitext(entry.name)[1] in (".py", ".json", ".jsonl") and "__pycache__" not in inner:
+                    found.append((inner, entry.stat()))
+    found.sort(key=lambda item: item[0])
+    return found
+
+
+def entry_key(family: str, lang: str, source: Path, code: str | None = None) -> str:
+    """The entry's name; `code` is `code_hash()` when the caller has it already (one per run, not per task set)."""
+    text = json.dumps([VERSION, family, lang, data_hash(source), code if code is not None else code_hash()])
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 

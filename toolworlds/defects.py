@@ -19,24 +19,25 @@ from scenarios.errata import read_errata
 from scenarios.family import ReplayReport
 from scenarios.registry import family
 
-from .defect_cache import entry_key, read_entry, write_entry
+from .defect_cache import code_hash, entry_key, read_entry, write_entry
 from .store import RunStore
 
 
 def known_defects(family_name: str, lang: str, data: Path | None, errata: bool = True, *,
-                  use_cache: bool = True) -> list[str] | None:
+                  use_cache: bool = True, code: str | None = None) -> list[str] | None:
     """Ids of the family's tasks whose gold path does not reproduce, for this data and language;
     [] when every one does, None when the family has no replay or its data cannot be replayed here.
     With `errata` (tasks loaded with the family's errata applied), a task an erratum corrects or
     leaves out is no known defect of the run: the replay reads the data as published. The replay's
     verdicts are kept by the content hash of the data and the code (`toolworlds.defect_cache`), so
-    a data set is replayed once, not at the start of every run; `use_cache=False` replays anyway."""
+    a data set is replayed once, not at the start of every run; `use_cache=False` replays anyway. `code` is
+    the code's hash (`defect_cache.code_hash`) when the caller has it already."""
     try:
         entry = family(family_name)
         if entry.replay is None or lang not in entry.languages:
             return None
         source = entry.data_source(data)
-        key = entry_key(family_name, lang, source) if use_cache else None
+        key = entry_key(family_name, lang, source, code) if use_cache else None
         failing = read_entry(key) if key is not None else None
         if failing is None:
             failing = _replayed_defects(entry.replay(source, lang, {}))
@@ -72,8 +73,12 @@ def run_defects(store: RunStore, run_id: str, task_sets: Iterable[str] | None = 
     if missing:
         data = (config.get("query") or {}).get("data")
         errata = (config.get("query") or {}).get("errata", True)
+        try:  # the same for every task set: hashed once
+            code = code_hash() if len(missing) > 1 else None
+        except OSError:  # a source file gone meanwhile: each task set's key hashes it again (or replays)
+            code = None
         for name in missing:
             family_name, lang = name.split("/", 1)
-            cached[name] = known_defects(family_name, lang, Path(data) if data else None, errata)
+            cached[name] = known_defects(family_name, lang, Path(data) if data else None, errata, code=code)
         store.set_config(run_id, {**config, "defects": cached})
     return {name: cached.get(name) for name in names}

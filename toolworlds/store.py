@@ -8,7 +8,9 @@ replacing each in one transaction, so a crash mid-retry still keeps the failure 
 SQLite files use the write-ahead log (`-wal` and `-shm` files sit beside the database while
 it is open); an episode goes in as SQLAlchemy Core statements built once (no ORM object per
 row, its calls and transcript one statement each) and the tools it offered are kept once per
-store (`toolsets`): storing an episode costs a third of running it (bench/store.py).
+store (`toolsets`): storing an episode costs a third of running it (bench/store.py). On SQLite, a new
+episode's statements go through the sqlite3 connection itself (the SQLite lane, `RunStore(sqlite_lane=)`,
+on with the speed lanes): the same rows, at near sqlite3's own cost.
 
 Databases written by an older toolworlds lack columns and tables added since (such as
 `episodes.error`, `episodes.trial`, `episodes.scorer_version`, the `messages` of transcripts); opening one adds each
@@ -21,15 +23,19 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import UniqueConstraint, bindparam, event, func, insert, inspect, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.schema import CreateColumn
+from sqlalchemy.schema import CreateColumn, Table
 from sqlmodel import Field, Session, SQLModel, col, create_engine, delete, select
+
+from sandbox.lanes import LANES_ON
 
 from .episode_record import EpisodeRecord
 
@@ -125,9 +131,14 @@ class ScoreRow(SQLModel, table=True):
 
 
 class RunStore:
-    """A handle on one database; tables are created on first use."""
+    """A handle on one database; tables are created on first use.
 
-    def __init__(self, url: str = DEFAULT_URL) -> None:
+    `sqlite_lane` (default: the speed lanes' switch, `sandbox.lanes.LANES_ON`) writes a new episode of a
+    SQLite store through the sqlite3 connection itself (`_SqliteInserts`) instead of SQLAlchemy Core
+    statements: the same rows, byte for byte (tests/test_store_sqlite.py holds the two to each other), at
+    a fraction of the CPU. Other databases, and replacing a stored episode, always take the Core path."""
+
+    def __init__(self, url: str = DEFAULT_URL, *, sqlite_lane: bool = LANES_ON) -> None:
         self.url = url
         self.engine: Engine = create_engine(url)
         if self.engine.dialect.name == "sqlite":
@@ -136,6 +147,8 @@ class RunStore:
         add_missing_columns(self.engine)
         self.one_trial_per_task = not _trial_in_unique_key(self.engine)
         self._tool_sets: set[str] = set()  # hashes this handle knows `toolsets` holds
+        self._tool_keys: dict[str, str] = {}  # the hash of each tools text met lately (a run's episodes share a few)
+        self._lane = _SqliteInserts.of(self.engine) if sqlite_lane and self.engine.dialect.name == "sqlite" else None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -216,9 +229,11 @@ class RunStore:
                 return self.store_episode(episode, calls, messages, new=new, connection=own)
         if new:
             try:
+                if self._lane is not None:
+                    return self._store_new_episode(connection, self._lane, episode, calls, messages)
                 return self._store_episode(connection, episode, calls, messages, False)
-            except IntegrityError:  # stored meanwhile (another process on this run): replace it after all
-                pass
+            except (IntegrityError, sqlite3.IntegrityError):  # stored meanwhile (another process on this run):
+                pass  # replace it after all
         return self._store_episode(connection, episode, calls, messages, True)
 
     def store_record(self, run_id: str, record: EpisodeRecord, calls: Sequence[Mapping[str, Any]] = (),
@@ -233,7 +248,7 @@ class RunStore:
                        messages: Sequence[Mapping[str, Any]], replace: bool) -> int:
         row = dict(episode)
         tools = row.pop("tools", None)
-        key = None if tools is None else hashlib.sha256(tools.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        key = None if tools is None else self._tools_key(tools)
         with connection.begin():
             if key is not None and tools is not None:
                 if key not in self._tool_sets and connection.execute(_TOOLSET_KNOWN, {"key": key}).first() is None:
@@ -252,6 +267,45 @@ class RunStore:
                 if rows:
                     connection.execute(statement, [{**item, "episode_id": episode_id} for item in rows])
         if key is not None:  # known only once committed: a rolled-back episode leaves no hash behind
+            self._tool_sets.add(key)
+        return episode_id
+
+    def _tools_key(self, tools: str) -> str:
+        """The `toolsets` key of a tools text: its hash, kept for the texts met lately. A run's episodes share a
+        few texts of 10 KB, mostly the very same objects (`worker.offered_tools`), which a dict finds by
+        identity and the hash Python keeps with each text: hashing 10 KB again was a tenth of storing one."""
+        key = self._tool_keys.get(tools)
+        if key is None:
+            key = hashlib.sha256(tools.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+            if len(self._tool_keys) >= 64:
+                self._tool_keys.clear()
+            self._tool_keys[tools] = key
+        return key
+
+    def _store_new_episode(self, connection: Connection, lane: _SqliteInserts, episode: Mapping[str, Any],
+                           calls: Sequence[Mapping[str, Any]], messages: Sequence[Mapping[str, Any]]) -> int:
+        """`_store_episode` of an episode none is stored for, through the sqlite3 connection (the SQLite lane):
+        the same statements in the same transaction, which SQLAlchemy still begins and commits."""
+        row = dict(episode)
+        tools = row.pop("tools", None)
+        key = None if tools is None else self._tools_key(tools)
+        with connection.begin():
+            cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
+            try:
+                if key is not None and tools is not None:
+                    if key not in self._tool_sets and cursor.execute(
+                            "SELECT 1 FROM toolsets WHERE hash = ?", (key,)).fetchone() is None:
+                        cursor.execute(lane.toolset.sql, lane.toolset.values({"hash": key, "tools": tools}))
+                    row["tools_hash"] = key
+                cursor.execute(lane.episode.sql, lane.episode.values(row))
+                episode_id = int(cursor.lastrowid or 0)
+                for insert_of, rows in ((lane.call, calls), (lane.message, messages)):
+                    if rows:
+                        cursor.executemany(insert_of.sql, [insert_of.values({**item, "episode_id": episode_id})
+                                                           for item in rows])
+            finally:
+                cursor.close()
+        if key is not None:
             self._tool_sets.add(key)
         return episode_id
 
@@ -285,11 +339,11 @@ class RunStore:
 
     def save_scores(self, run_id: str, scores: Sequence[ScoreRow]) -> None:
         """Replace a run's summary scores (recomputed whenever a run or resume ends)."""
-        with Session(self.engine) as session:
-            for old in session.exec(select(ScoreRow).where(ScoreRow.run_id == run_id)).all():
-                session.delete(old)
-            session.add_all(scores)
-            session.commit()
+        rows = [score.model_dump(exclude={"id"}) for score in scores]
+        with self.engine.begin() as connection:  # Core statements: no ORM object loaded to be deleted
+            connection.execute(delete(ScoreRow).where(col(ScoreRow.run_id) == run_id))
+            if rows:
+                connection.execute(_SCORE_INSERT, rows)
 
     def scores(self, run_id: str) -> list[ScoreRow]:
         with Session(self.engine) as session:
@@ -301,10 +355,62 @@ _EPISODE_INSERT = insert(EpisodeRow)
 _CALL_INSERT = insert(CallRow)
 _MESSAGE_INSERT = insert(MessageRow)
 _TOOLSET_INSERT = insert(ToolSetRow)
+_SCORE_INSERT = insert(ScoreRow)
 _TOOLSET_KNOWN = select(ToolSetRow.hash).where(ToolSetRow.hash == bindparam("key"))
 _STORED = select(EpisodeRow.id).where(
     EpisodeRow.run_id == bindparam("run"), EpisodeRow.task_set == bindparam("set"),
     EpisodeRow.task_id == bindparam("task"), func.coalesce(EpisodeRow.trial, 0) == bindparam("trial"))
+
+
+@dataclass(frozen=True)
+class _TableInsert:
+    """An INSERT of every column of one table but its id, as sqlite3 takes it: the SQL, and per column its
+    name, the default SQLAlchemy would give it when a row lacks it, and SQLAlchemy's own conversion of its
+    values for this dialect (booleans to 0/1, datetimes to text), so the stored bytes are the Core path's."""
+
+    sql: str
+    columns: tuple[tuple[str, Any, Callable[[Any], Any] | None], ...]
+    processors: tuple[tuple[int, Callable[[Any], Any]], ...]  # (position, conversion) of the columns with one
+
+    @classmethod
+    def of(cls, table: Table, engine: Engine) -> _TableInsert:
+        dialect = engine.dialect
+        columns = []
+        for column in table.columns:
+            if column.primary_key and column.autoincrement in (True, "auto") and column.name == "id":
+                continue
+            default = column.default
+            if default is not None and not getattr(default, "is_scalar", False):
+                raise ValueError(f"{table.name}.{column.name}: only scalar defaults are written by the SQLite lane")
+            columns.append((column.name, None if default is None else getattr(default, "arg", None),
+                            column.type.dialect_impl(dialect).bind_processor(dialect)))
+        names = ", ".join(dialect.identifier_preparer.quote(name) for name, _, _ in columns)
+        marks = ", ".join("?" for _ in columns)
+        return cls(f"INSERT INTO {dialect.identifier_preparer.format_table(table)} ({names}) VALUES ({marks})",
+                   tuple(columns), tuple((at, process) for at, (_, _, process) in enumerate(columns) if process))
+
+    def values(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The row's values in column order (a name that is no column is passed over, as Core does)."""
+        values = [row.get(name, default) for name, default, _ in self.columns]
+        for at, process in self.processors:
+            if values[at] is not None:
+                values[at] = process(values[at])
+        return tuple(values)
+
+
+@dataclass(frozen=True)
+class _SqliteInserts:
+    """The SQLite lane's statements, built once per store."""
+
+    episode: _TableInsert
+    call: _TableInsert
+    message: _TableInsert
+    toolset: _TableInsert
+
+    @classmethod
+    def of(cls, engine: Engine) -> _SqliteInserts:
+        return cls(*(_TableInsert.of(model.__table__, engine)  # type: ignore[union-attr]
+                     for model in (EpisodeRow, CallRow, MessageRow, ToolSetRow)))
 
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
