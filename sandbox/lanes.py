@@ -34,6 +34,11 @@ LANES: Final[Mapping[str, str]] = MappingProxyType({
                      " model) of an app's top state up front (state.model.own), instead of each as the call"
                      " first reads it, for tops with CLAIM_ON_READ_FROM nested fields or more"
                      " (sandbox.state.sharing)",
+    # Lanes of the layers above the engine, switched by the same switch.
+    "store_sqlite": "SQLAlchemy Core writes each new episode's rows, instead of the sqlite3 connection itself with"
+                    " SQLAlchemy's own column defaults and conversions (toolworlds.store, RunStore(sqlite_lane=))",
+    "offered_tools": "json.loads reads the agent's copy of a task's tools from the stored text, instead of a"
+                     " marshal copy of the same values (toolworlds.worker)",
 })
 
 _OFF: Final = frozenset({"off", "0", "false", "no"})
