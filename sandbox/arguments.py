@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .bounds import InputLimits
+from .input_limits import InputLimits
 
 _FLOAT_BOUND = float("inf")
 # The pydantic-core scalar schemas a plan handles, and the Python type each accepts as is.

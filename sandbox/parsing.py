@@ -37,8 +37,8 @@ from keyword import kwlist
 from types import MappingProxyType
 from typing import Any
 
-from .bounds import DEFAULT_LIMITS, InputLimits, digits_at_least, valid_text
 from .errors import ParseError
+from .input_limits import DEFAULT_LIMITS, InputLimits, digits_at_least, valid_text
 
 # Text the tokenizer warns about: escapes ("\\d") and numbers run into words ("1if").
 # Only such text pays for silencing warnings.

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, ValidationError, field_serializer
 
 from sandbox import App, StateModel, World, tool
-from sandbox.bounds import DEFAULT_LIMITS, InputLimits, LimitExceeded
-from sandbox.limits import check_integers, checked_copy
+from sandbox.input_limits import DEFAULT_LIMITS, InputLimits, LimitExceeded
+from sandbox.limit_walk import check_integers, checked_copy
 from sandbox.state import plain
 from sandbox.tools import ToolSpec, build_spec
 

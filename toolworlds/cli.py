@@ -391,7 +391,7 @@ def _open_store(db: str, *, existing: bool = False) -> Any:
     than a new empty database left behind (`report --db sqlite:///typo.db` made one)."""
     from sqlalchemy.engine import make_url
 
-    from sandbox.bounds import exception_line
+    from sandbox.input_limits import exception_line
 
     from .store import RunStore
 
@@ -527,7 +527,7 @@ def run(
     `--resume --retry-failed` runs them again. A resume with another configuration (agent,
     model, endpoint, user simulator, seeds, task filter, trials) is refused unless `--force`.
     """
-    from sandbox.bounds import exception_line
+    from sandbox.input_limits import exception_line
 
     from .report import score_table
     from .runner import AgentSpec, BackendError, ConfigMismatch, execute_run, load_factory, pending_tasks
@@ -1028,7 +1028,7 @@ def score(
         raise fail(_said(exc)) from None
     console.print(results_table(scored))
     if json_path is not None:
-        from sandbox.bounds import printable_json  # a verdict's detail may quote a model's lone surrogate
+        from sandbox.input_limits import printable_json  # a verdict's detail may quote a model's lone surrogate
 
         json_path.write_text(printable_json(json.dumps(scored.payload, indent=2, ensure_ascii=False)), encoding="utf-8")
 

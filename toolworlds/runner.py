@@ -32,8 +32,8 @@ from sqlalchemy.exc import DataError
 
 from evaluators.task_score import TaskScore, episode_scorer
 from evaluators.versions import Checker, scorer_version
-from sandbox.bounds import exception_line, printable_json, printable_text
-from sandbox.limits import redacted_copy
+from sandbox.input_limits import exception_line, printable_json, printable_text
+from sandbox.limit_walk import redacted_copy
 from sandbox.schemas import openai_tools
 from sandbox.world import World
 from scenarios.family import task_hook

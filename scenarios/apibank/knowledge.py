@@ -19,7 +19,7 @@ from typing import Annotated, Any, TypeVar
 
 from sandbox import App, Ref, StateModel
 
-from .base import ApiError, api, bounded, pad_year
+from .api_common import ApiError, api, bounded, pad_year
 from .calculator import calculate
 from .references import Email
 from .toolsearch import Bm25Ranker, ToolRanker, search_tools

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from sandbox import App, Ref, StateModel
 
-from .base import FROM_LITERAL, TIME_FORMAT, ApiError, LiteralStrList, api, strict_time
+from .api_common import FROM_LITERAL, TIME_FORMAT, ApiError, LiteralStrList, api, strict_time
 from .calculator import calculate
 from .toolsearch import Bm25Ranker, ToolRanker, search_tools
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from sandbox import App
 
-from .base import ApiError, LiteralStrList, Records, api, strict_time
+from .api_common import ApiError, LiteralStrList, Records, api, strict_time
 from .references import Token, owned, recorded
 
 

@@ -10,7 +10,7 @@ from pydantic import AliasChoices, Field
 from sandbox import App, Ref, StateModel
 
 from .accounts import RandomSource, RecordedDraws
-from .base import (
+from .api_common import (
     DATE_FORMAT,
     FROM_LITERAL,
     TIME_FORMAT,

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from .base import CATALOG, ApiError, CatalogEntry, bounded
+from .api_common import CATALOG, ApiError, CatalogEntry, bounded
 
 NAME_WEIGHT = 3  # a name is a title: its words count three times
 
