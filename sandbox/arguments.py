@@ -71,7 +71,10 @@ def _within(value: Any, kind: type, bounds: dict[str, Any]) -> bool:
 
 
 def _fits(parameter: Parameter, value: Any, kind: type) -> bool:
-    """Whether a value of a type the parameter takes is one of its choices and within its bounds."""
+    """Whether a value of a type the parameter takes is one of its choices and within its bounds
+    (None, where the parameter takes it, always is: choices and bounds are of the other type)."""
+    if value is None:
+        return True
     if parameter.choices is not None and value not in parameter.choices:
         return False
     return parameter.bounds is None or _within(value, kind, parameter.bounds)
@@ -88,6 +91,11 @@ def _in_order(given: dict[str, Any], defaults: tuple[tuple[str, Any], ...]) -> d
     return ordered
 
 
+# What `ItemModel.build` makes of a list: the log's copy of the items, the model instances, their dumped
+# form, and the characters and values the items add to the walk's counts.
+_BuiltItems = tuple[list[Any], list[Any], list[Any], int, int]
+
+
 @dataclass(frozen=True, slots=True)
 class ItemModel:
     """A list parameter's small argument model, and how many items the list may hold."""
@@ -102,7 +110,7 @@ class ItemModel:
     longest_name: int
     name_chars: int
 
-    def build(self, value: list[Any], limits: InputLimits) -> tuple[list[Any], list[Any], list[Any], int, int] | None:
+    def build(self, value: list[Any], limits: InputLimits) -> _BuiltItems | None:
         """(the log's copy of the items, the model instances, their dumped form, characters, values), or None.
 
         The instances are what pydantic-core makes: the field values in declaration order as
@@ -139,7 +147,7 @@ class ItemModel:
                         return None
                 elif kind is float and not -_FLOAT_BOUND < field_value < _FLOAT_BOUND:
                     return None
-                if not field.free and field_value is not None and not _fits(field, field_value, kind):
+                if not field.free and not _fits(field, field_value, kind):
                     return None
             copy = item.copy()
             values += len(copy)
@@ -184,7 +192,7 @@ class ArgumentPlan:
         parameters = self.parameters
         total = self.name_chars
         values = len(arguments)
-        lists: dict[str, tuple[list[Any], list[Any], list[Any], int, int]] | None = None
+        lists: tuple[tuple[str, _BuiltItems], ...] = ()  # grown only by list arguments: no allocation otherwise
         for key, value in arguments.items():
             # The key's type first: no code of the caller's (a key's own `__eq__`) runs during the check,
             # so the arguments cannot change between the check and the copy below.
@@ -200,9 +208,7 @@ class ArgumentPlan:
                 built = parameter.items.build(value, limits)  # type: ignore[union-attr]
                 if built is None:
                     return None
-                if lists is None:
-                    lists = {}
-                lists[key] = built
+                lists += ((key, built),)
                 total += built[3]
                 values += built[4]
                 continue
@@ -216,7 +222,7 @@ class ArgumentPlan:
                     return None
             elif kind is float and not -_FLOAT_BOUND < value < _FLOAT_BOUND:
                 return None
-            if not parameter.free and value is not None and not _fits(parameter, value, kind):
+            if not parameter.free and not _fits(parameter, value, kind):
                 return None
         # Parameter names count as text in the walk: all of them, a bound on those given.
         if total > limits.max_message_chars or values > limits.max_items or self.longest_name > limits.max_string_chars:
@@ -230,14 +236,21 @@ class ArgumentPlan:
             kwargs = _in_order(raw, self.defaults)
             if kwargs is None:
                 return None
-        if lists is None:
+        if not lists:
             return raw, kwargs, kwargs
-        validated = kwargs.copy()
-        for key, (copies, models, dumped, _, _) in lists.items():
-            raw[key] = copies
-            kwargs[key] = models
-            validated[key] = dumped
-        return raw, kwargs, validated
+        return _with_items(raw, kwargs, lists)
+
+
+def _with_items(raw: dict[str, Any], kwargs: dict[str, Any], lists: tuple[tuple[str, _BuiltItems], ...]
+                ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """`ArgumentPlan.check`'s result where lists of argument models were given: each list's log copy,
+    its model instances for the tool, and their dumped form for the validated copy."""
+    validated = kwargs.copy()
+    for key, (copies, models, dumped, _, _) in lists:
+        raw[key] = copies
+        kwargs[key] = models
+        validated[key] = dumped
+    return raw, kwargs, validated
 
 
 def plan_for(core_schema: Any) -> ArgumentPlan | None:
