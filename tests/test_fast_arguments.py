@@ -533,3 +533,27 @@ def test_a_plan_cannot_be_changed_once_made() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         plan.names = ()  # type: ignore[misc]
     assert plan.names and plan is SCALARS.fast_arguments
+
+
+@pytest.mark.parametrize("arguments", [
+    {"user": "ann", "lines": []},  # as few items as a list may hold
+    {"user": "ann", "lines": [{"product": "tea"}], "extras": [{"name": "a"}, {"name": "b"}, {"name": "c"}]},  # as many
+])
+def test_the_lane_takes_lists_at_either_end_of_their_length(arguments: dict[str, Any]) -> None:
+    plan = ORDER.fast_arguments
+    assert plan is not None
+    fast = plan.check(arguments, DEFAULT_LIMITS)
+    assert fast is not None and _same(fast, _full_path(ORDER, arguments, False, DEFAULT_LIMITS))
+
+
+def _validated_default(self: Any, count: Annotated[int, Field(validate_default=True)] = "3") -> None:  # type: ignore[assignment]
+    """A default pydantic validates (and converts) whenever it is used."""
+
+
+def test_a_default_pydantic_validates_is_never_passed_as_written() -> None:
+    spec = build_spec(_validated_default, name="validated_default")
+    full = _full_path(spec, {}, False, DEFAULT_LIMITS)
+    assert isinstance(full, tuple) and full[1] == {"count": 3}
+    plan = spec.fast_arguments
+    fast = None if plan is None else plan.check({}, DEFAULT_LIMITS)
+    assert fast is None or _same(fast, full)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 import json
 import sys
 from typing import Any
@@ -482,3 +483,43 @@ def test_the_quick_walk_vouches_for_a_string_exactly_at_the_bound() -> None:
     budget = [DEFAULT_LIMITS.max_items, DEFAULT_LIMITS.max_message_chars]
     assert _quick_value(at_bound, 1, DEFAULT_LIMITS, budget) == at_bound
     assert _quick_value(at_bound + "a", 1, DEFAULT_LIMITS, budget) is _UNSURE
+
+
+def _nested(depth: int, make: Any) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = make(value)
+    return value
+
+
+@pytest.mark.parametrize("max_depth", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("levels", [1, 2, 3, 4, 5, 6])
+def test_sets_count_as_deep_as_the_lists_they_are_logged_as(max_depth: int, levels: int) -> None:
+    """A frozenset nested in frozensets is logged as lists nested in lists: the same bound refuses both."""
+    limits = InputLimits(max_depth=max_depth)
+
+    def refused(value: Any) -> bool:
+        try:
+            checked_copy({"x": value}, limits)
+        except LimitExceeded as exc:
+            assert exc.limit == "max_depth"
+            return True
+        return False
+
+    as_sets, as_lists = _nested(levels, lambda v: frozenset({v})), _nested(levels, lambda v: [v])
+    assert refused(as_sets) == refused(as_lists) == (levels >= max_depth)
+
+
+@pytest.mark.parametrize(("text", "accepted"), [
+    ("1E+3", True), ("-1E+3", True), ("1E+4", False), ("1E-3", True), ("1E-4", False), ("999", True),
+    ("1234", False), ("0.001", True), ("0.0001", False),
+])
+def test_a_decimal_is_bounded_by_its_digits_and_its_exponent(text: str, accepted: bool) -> None:
+    """At most `max_int_digits` digits and an exponent of at most that size either way, the bound included."""
+    limits = InputLimits(max_int_digits=3)
+    if accepted:
+        assert checked_copy({"amount": decimal.Decimal(text)}, limits) == {"amount": str(decimal.Decimal(text))}
+    else:
+        with pytest.raises(LimitExceeded) as caught:
+            checked_copy({"amount": decimal.Decimal(text)}, limits)
+        assert caught.value.limit == "max_int_digits"
