@@ -28,7 +28,7 @@ from rich.table import Table
 from timing import per_op_us
 
 from sandbox import World, parse_message
-from sandbox.bounds import DEFAULT_LIMITS
+from sandbox.input_limits import DEFAULT_LIMITS
 from sandbox.parsing import _ast_brackets, _fast_brackets
 from scenarios.acebench import ALL_CLASSES, acebench_world
 from scenarios.acebench.replay import FailureReader, diagnose

@@ -4,7 +4,7 @@ Run: python bench/apibank_tasks.py [--data DIR]
 A call sample's world is the recording-era world with the dialogue's gold prefix replayed;
 a scene's is init_database with its Key Info accounts. Baseline: building that world from the
 data folder for every episode. Toolworlds: forking the task set's one built world
-(`scenarios.apibank.bases.WorldBase`), then the prefix or the accounts.
+(`scenarios.apibank.world_base.WorldBase`), then the prefix or the accounts.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from rich.console import Console
 from rich.table import Table
 from timing import per_op_us
 
-from scenarios.apibank.bases import WorldBase
 from scenarios.apibank.replay import replay_calls
 from scenarios.apibank.samples import read_samples, recording_base
 from scenarios.apibank.scenes import init_database_world, read_scenes, scene_world
+from scenarios.apibank.world_base import WorldBase
 from scenarios.datasets import dataset_dir
 
 

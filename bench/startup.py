@@ -70,13 +70,8 @@ PROCESSES = {
 _NEEDS_DATA = ("ACEBench replay, no CLI", "toolworlds replay acebench")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--no-replay", action="store_true")
-    parser.add_argument("--acebench", type=Path, default=os.environ.get("ACEBENCH_REF"),
-                        help="an extracted ACEBench repository: time its replay process side by side")
-    args = parser.parse_args()
+def _chosen(args: argparse.Namespace) -> dict[str, list[str]]:
+    """The processes this run times: the replay rows only with the data, the reference's with `--acebench`."""
     data = dataset_dir("acebench")
     chosen = {k: v for k, v in PROCESSES.items() if not ((args.no_replay or data is None) and k in _NEEDS_DATA)}
     if args.acebench is not None and not args.no_replay:
@@ -85,10 +80,16 @@ def main() -> None:
         folder = data / "data_en" if (data / "data_en").is_dir() else data
         chosen[REFERENCE] = [sys.executable, str(ROOT / "bench" / "reference_replay.py"), str(args.acebench),
                              str(folder)]
+    return chosen
+
+
+def _measure(chosen: dict[str, list[str]], rounds: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Each process's median wall and CPU time (seconds) over `rounds` interleaved rounds, after one
+    untimed round that writes the bytecode caches."""
     environment = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     samples: dict[str, list[float]] = {name: [] for name in chosen}
     cpu_samples: dict[str, list[float]] = {name: [] for name in chosen}
-    for round_ in range(args.rounds + 1):  # interleaved, so load drifting during the run hits every row alike
+    for round_ in range(rounds + 1):  # interleaved, so load drifting during the run hits every row alike
         for name, command in chosen.items():
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
@@ -101,30 +102,49 @@ def main() -> None:
                 cpu_samples[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     medians = {name: statistics.median(values) for name, values in samples.items()}
     cpu = {name: statistics.median(values) for name, values in cpu_samples.items()}
+    return medians, cpu
+
+
+_TARGETS = {"from sandbox import World": (MODEL, 1.3), "toolworlds replay acebench": (FLOOR, 1.6)}
+
+
+def _target(name: str, cpu: dict[str, float]) -> str:
+    """The target column of one row: its ratio to its floor and whether it is met, or what it informs."""
+    reference = cpu.get(REFERENCE)
+    if name in _TARGETS:
+        floor, limit = _TARGETS[name]
+        against = cpu.get(floor)
+        target = ""
+        if against is not None:
+            target = (f"<= {limit}x {floor.split(' (')[0]!r}: {cpu[name] / against:.2f}x, "
+                      + ("met" if cpu[name] <= limit * against else "NOT met"))
+        if name == "toolworlds replay acebench" and reference is not None:
+            target += f"; the reference's replay / ours: {reference / cpu[name]:.2f}x (information)"
+        return target
+    if name == "from sandbox import parse_message":
+        return "reading a message loads no pydantic"
+    if name == MODEL and reference is not None:
+        # Every world is pydantic models: no replay of ours can start faster than this process.
+        return f"information: {cpu[name] / reference:.2f}x the reference's whole replay"
+    return ""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--no-replay", action="store_true")
+    parser.add_argument("--acebench", type=Path, default=os.environ.get("ACEBENCH_REF"),
+                        help="an extracted ACEBench repository: time its replay process side by side")
+    args = parser.parse_args()
+    medians, cpu = _measure(_chosen(args), args.rounds)
     table = Table(title=f"cold processes, median of {args.rounds} interleaved rounds")
     for column in ("process", "wall", "CPU", "CPU vs import pydantic", "target (CPU time)"):
         table.add_column(column)
-    reference = cpu.get(REFERENCE)
-    targets = {"from sandbox import World": (MODEL, 1.3), "toolworlds replay acebench": (FLOOR, 1.6)}
     for name, value in medians.items():
         ratio = cpu[name] / cpu["import pydantic"]
-        target = ""
-        if name in targets:
-            floor, limit = targets[name]
-            against = cpu.get(floor)
-            if against is not None:
-                target = (f"<= {limit}x {floor.split(' (')[0]!r}: {cpu[name] / against:.2f}x, "
-                          + ("met" if cpu[name] <= limit * against else "NOT met"))
-            if name == "toolworlds replay acebench" and reference is not None:
-                target += f"; the reference's replay / ours: {reference / cpu[name]:.2f}x (information)"
-        elif name == "from sandbox import parse_message":
-            target = "reading a message loads no pydantic"
-        elif name == MODEL and reference is not None:
-            # Every world is pydantic models: no replay of ours can start faster than this process.
-            target = f"information: {cpu[name] / reference:.2f}x the reference's whole replay"
-        table.add_row(name, f"{value * 1000:.0f} ms", f"{cpu[name] * 1000:.0f} ms", f"{ratio:.2f}x", target)
+        table.add_row(name, f"{value * 1000:.0f} ms", f"{cpu[name] * 1000:.0f} ms", f"{ratio:.2f}x",
+                      _target(name, cpu))
     Console(width=160).print(table)
-
 
 if __name__ == "__main__":
     main()

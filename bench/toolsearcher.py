@@ -30,7 +30,7 @@ from rich.table import Table
 from timing import per_op_us
 
 from scenarios.apibank import apibank_world
-from scenarios.apibank.base import MAX_KEYWORDS
+from scenarios.apibank.api_common import MAX_KEYWORDS
 from scenarios.apibank.replay import apibank_folder, recorded_dialogues
 from scenarios.apibank.retrieval import Retrieval, retrievals
 from scenarios.apibank.toolsearch import Bm25Ranker, EmbeddingRanker, OnnxRanker, ToolRanker

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .bounds import InputLimits
+from .input_limits import InputLimits
 
 _FLOAT_BOUND = float("inf")
 # The pydantic-core scalar schemas a plan handles, and the Python type each accepts as is.
@@ -71,7 +71,10 @@ def _within(value: Any, kind: type, bounds: dict[str, Any]) -> bool:
 
 
 def _fits(parameter: Parameter, value: Any, kind: type) -> bool:
-    """Whether a value of a type the parameter takes is one of its choices and within its bounds."""
+    """Whether a value of a type the parameter takes is one of its choices and within its bounds
+    (None, where the parameter takes it, always is: choices and bounds are of the other type)."""
+    if value is None:
+        return True
     if parameter.choices is not None and value not in parameter.choices:
         return False
     return parameter.bounds is None or _within(value, kind, parameter.bounds)
@@ -88,9 +91,9 @@ def _in_order(given: dict[str, Any], defaults: tuple[tuple[str, Any], ...]) -> d
     return ordered
 
 
-# What `ItemModel.build` makes of a list: the log's copy of the items, the model instances, their dumped form,
-# and the characters and values they add to the walk's counts.
-_Built = tuple[list[Any], list[Any], list[Any], int, int]
+# What `ItemModel.build` makes of a list: the log's copy of the items, the model instances, their dumped
+# form, and the characters and values the items add to the walk's counts.
+_BuiltItems = tuple[list[Any], list[Any], list[Any], int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +110,7 @@ class ItemModel:
     longest_name: int
     name_chars: int
 
-    def build(self, value: list[Any], limits: InputLimits) -> _Built | None:
+    def build(self, value: list[Any], limits: InputLimits) -> _BuiltItems | None:
         """(the log's copy of the items, the model instances, their dumped form, characters, values), or None.
 
         The instances are what pydantic-core makes: the field values in declaration order as
@@ -144,7 +147,7 @@ class ItemModel:
                         return None
                 elif kind is float and not -_FLOAT_BOUND < field_value < _FLOAT_BOUND:
                     return None
-                if not field.free and field_value is not None and not _fits(field, field_value, kind):
+                if not field.free and not _fits(field, field_value, kind):
                     return None
             copy = item.copy()
             values += len(copy)
@@ -189,7 +192,7 @@ class ArgumentPlan:
         parameters = self.parameters
         total = self.name_chars
         values = len(arguments)
-        lists: dict[str, _Built] | None = None  # made only for a call passing a list: most calls pass none
+        lists: tuple[tuple[str, _BuiltItems], ...] = ()  # grown only by list arguments: no allocation otherwise
         for key, value in arguments.items():
             # The key's type first: no code of the caller's (a key's own `__eq__`) runs during the check,
             # so the arguments cannot change between the check and the copy below.
@@ -205,7 +208,7 @@ class ArgumentPlan:
                 built = parameter.items.build(value, limits)  # type: ignore[union-attr]
                 if built is None:
                     return None
-                lists = _added(lists, key, built)
+                lists += ((key, built),)
                 total += built[3]
                 values += built[4]
                 continue
@@ -219,7 +222,7 @@ class ArgumentPlan:
                     return None
             elif kind is float and not -_FLOAT_BOUND < value < _FLOAT_BOUND:
                 return None
-            if not parameter.free and value is not None and not _fits(parameter, value, kind):
+            if not parameter.free and not _fits(parameter, value, kind):
                 return None
         # Parameter names count as text in the walk: all of them, a bound on those given.
         if total > limits.max_message_chars or values > limits.max_items or self.longest_name > limits.max_string_chars:
@@ -233,25 +236,17 @@ class ArgumentPlan:
             kwargs = _in_order(raw, self.defaults)
             if kwargs is None:
                 return None
-        if lists is None:
+        if not lists:
             return raw, kwargs, kwargs
-        return _with_lists(raw, kwargs, lists)
+        return _with_items(raw, kwargs, lists)
 
 
-def _added(lists: dict[str, _Built] | None, key: str, built: _Built) -> dict[str, _Built]:
-    """`lists` with one more built list (a new dict for the first)."""
-    if lists is None:
-        return {key: built}
-    lists[key] = built
-    return lists
-
-
-def _with_lists(raw: dict[str, Any], kwargs: dict[str, Any], lists: dict[str, _Built]
+def _with_items(raw: dict[str, Any], kwargs: dict[str, Any], lists: tuple[tuple[str, _BuiltItems], ...]
                 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """`ArgumentPlan.check`'s three dicts with each list of argument models put in: the log's copy of the items,
-    the model instances for the tool, their dumped form for the validated copy."""
+    """`ArgumentPlan.check`'s result where lists of argument models were given: each list's log copy,
+    its model instances for the tool, and their dumped form for the validated copy."""
     validated = kwargs.copy()
-    for key, (copies, models, dumped, _, _) in lists.items():
+    for key, (copies, models, dumped, _, _) in lists:
         raw[key] = copies
         kwargs[key] = models
         validated[key] = dumped

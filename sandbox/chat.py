@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .bounds import InputLimits
 from .calllog import CallRecord
 from .errors import ParseError
+from .input_limits import InputLimits
 from .parsing import Call, decode_arguments
 
 

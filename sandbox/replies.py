@@ -33,8 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .bounds import DEFAULT_LIMITS, InputLimits
 from .errors import ParseError
+from .input_limits import DEFAULT_LIMITS, InputLimits
 from .parsing import Call, decode_json, decode_json_at, json_call, literal_value, parse_items
 
 # Where a model's turn ends: what comes after was not said by it (the next turn's header, an invented result).

@@ -29,7 +29,7 @@ from pydantic.fields import FieldInfo
 
 from . import lanes
 from .arguments import ArgumentPlan, plan_for
-from .bounds import printable_text, type_name
+from .input_limits import printable_text, type_name
 from .journal import Journal
 from .state import ATOMIC_TYPES
 

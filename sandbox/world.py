@@ -18,15 +18,23 @@ from pydantic import ValidationError
 
 from . import chat
 from .app import App
-from .bounds import DEFAULT_LIMITS, InputLimits, LimitExceeded, exception_line, printable_text, type_name, valid_text
 from .calllog import CallError, CallLog, CallRecord
 from .clock import DEFAULT_START, SimClock
 from .diffing import StateDiff, diff_states
 from .dumps import SERIALIZER_ATTRIBUTE
 from .errors import ParseError, ToolError
+from .input_limits import (
+    DEFAULT_LIMITS,
+    InputLimits,
+    LimitExceeded,
+    exception_line,
+    printable_text,
+    type_name,
+    valid_text,
+)
 from .journal import Journal
 from .journal import begin as begin_journal
-from .limits import check_integers, checked_copy, redacted_copy
+from .limit_walk import check_integers, checked_copy, redacted_copy
 from .parsing import Call
 from .replies import reply_items
 from .rng import WorldRandom

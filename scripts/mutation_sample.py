@@ -47,8 +47,9 @@ _TYPES = frozenset({"str", "int", "float", "bool", "bytes", "dict", "list", "tup
 
 # Each module sampled, with the tests that exercise it (the whole suite per mutant would take days).
 MODULES: dict[str, tuple[str, ...]] = {
-    "sandbox/journal.py": ("tests/test_state.py", "tests/test_world.py", "tests/test_structural_sharing.py"),
-    "sandbox/limits.py": ("tests/test_limits.py", "tests/test_bad_input.py"),
+    "sandbox/journal.py": ("tests/test_state.py", "tests/test_world.py", "tests/test_structural_sharing.py",
+                           "tests/test_journal_origins.py"),
+    "sandbox/limit_walk.py": ("tests/test_limits.py", "tests/test_bad_input.py"),
     "evaluators/matching.py": ("tests/test_evaluators.py", "tests/test_tracker_bugs.py"),
     "sandbox/arguments.py": ("tests/test_fast_arguments.py", "tests/test_bad_input.py", "tests/test_limits.py"),
 }

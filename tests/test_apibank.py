@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from scenarios.apibank import Cassette, apibank_world
 from scenarios.apibank.accounts import Accounts
-from scenarios.apibank.base import ApiError
+from scenarios.apibank.api_common import ApiError
 from scenarios.apibank.calculator import calculate
 from scenarios.apibank.checks import CHECKS, check_call
 from scenarios.apibank.knowledge import _EMAIL as EMAIL

@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 
 from evaluators.apibank import Scorer, score_episode, score_scene
 from sandbox import World
-from scenarios.apibank.bases import WorldBase
 from scenarios.apibank.family import CATEGORIES, FAMILY
 from scenarios.apibank.replay import apibank_folder
 from scenarios.apibank.samples import ApiBankSample
 from scenarios.apibank.scenes import Level3Task
+from scenarios.apibank.world_base import WorldBase
 from scenarios.datasets import dataset_dir
 from scenarios.family import TaskQuery
 from tests.fake_chat import chat_endpoint

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from scenarios.apibank import apibank_world
-from scenarios.apibank.base import MAX_KEYWORDS
+from scenarios.apibank.api_common import MAX_KEYWORDS
 from scenarios.apibank.replay import recorded_dialogues
 from scenarios.apibank.retrieval import retrievals
 from scenarios.apibank.toolsearch import (

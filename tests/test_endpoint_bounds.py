@@ -195,24 +195,39 @@ def test_headers_sent_a_byte_at_a_time_time_out_by_the_deadline() -> None:
     assert request_threads_end(within=2.0)  # once the endpoint stops, nothing of the attempt is left
 
 
-def test_a_timed_out_attempt_is_tried_again_as_retries_allow() -> None:
+def pauses_between_tries(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The seconds the client waits before each retry, as it decides them (and then waits)."""
+    decided: list[float] = []
+    real = ChatClient._pause
+
+    def pause(self: ChatClient, tried: int, asked: float | None) -> float:
+        decided.append(real(self, tried, asked))
+        return decided[-1]
+
+    monkeypatch.setattr(ChatClient, "_pause", pause)
+    return decided
+
+
+def test_a_timed_out_attempt_is_tried_again_as_retries_allow(monkeypatch: pytest.MonkeyPatch) -> None:
     def write(handler: BaseHTTPRequestHandler, request: dict[str, Any], stop: threading.Event) -> None:
         stop.wait(30)  # says nothing at all
         handler.close_connection = True
 
+    pauses = pauses_between_tries(monkeypatch)
     with endpoint(write) as (url, state):
-        _, took = refused(url, r"timed out \(2 tries\)", timeout=TIMEOUT, retries=1)
-        assert len(state.requests) == 2
-        assert took < 3.0, took  # two attempts of 0.5 s and a backoff of at most 0.5 s
+        reason, _ = refused(url, r"timed out \(2 tries\)", timeout=TIMEOUT, retries=1)
+        assert len(state.requests) == 2 and "no complete reply within 0.5 s" in reason
+        assert len(pauses) == 1 and 0 < pauses[0] <= TIMEOUT  # the backoff, capped at the timeout
 
 
-def test_retry_after_is_obeyed_up_to_the_timeout_not_for_a_minute() -> None:
+def test_retry_after_is_obeyed_up_to_the_timeout_not_for_a_minute(monkeypatch: pytest.MonkeyPatch) -> None:
     def write(handler: BaseHTTPRequestHandler, request: dict[str, Any], stop: threading.Event) -> None:
         send(handler, b'{"error": {"message": "slow down"}}', status=429, headers={"Retry-After": "60"})
 
+    pauses = pauses_between_tries(monkeypatch)
     with endpoint(write) as (url, state):
-        _, took = refused(url, r"HTTP 429 \(2 tries\): slow down", timeout=TIMEOUT, retries=1)
-        assert len(state.requests) == 2 and took < 2.0, took  # the SDK waited the whole minute
+        refused(url, r"HTTP 429 \(2 tries\): slow down", timeout=TIMEOUT, retries=1)
+        assert len(state.requests) == 2 and pauses == [TIMEOUT]  # the SDK waited the whole minute
 
 
 def test_a_short_retry_after_is_obeyed() -> None:

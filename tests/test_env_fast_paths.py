@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sandbox.bounds import DEFAULT_LIMITS
+from sandbox.input_limits import DEFAULT_LIMITS
 from toolworlds.agents import ChatMessage, Turn
 from toolworlds.env import ToolEnv
 

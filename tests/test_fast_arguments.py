@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, ValidationError, field_serializer
 
 from sandbox import App, StateModel, World, tool
-from sandbox.bounds import DEFAULT_LIMITS, InputLimits, LimitExceeded
-from sandbox.limits import check_integers, checked_copy
+from sandbox.input_limits import DEFAULT_LIMITS, InputLimits, LimitExceeded
+from sandbox.limit_walk import check_integers, checked_copy
 from sandbox.state import plain
 from sandbox.tools import ToolSpec, build_spec
 
@@ -173,10 +173,49 @@ def test_the_lane_takes_the_common_calls() -> None:
     {"name": "milké", "count": 3},  # not ASCII: the full walk checks the text
     {"name": "milk", "count": 3, "note": "a\udc00"},  # not valid Unicode
     {"name": "milk", "count": 3, "size": 10**70},
+    # Not finite: the lane takes finite numbers only, and leaves the rest to the full path's rules.
+    {"name": "milk", "count": 3, "ratio": float("inf")},
+    {"name": "milk", "count": 3, "ratio": float("-inf")},
+    {"name": "milk", "count": 3, "ratio": float("nan")},
 ])
 def test_anything_unsure_goes_the_full_way(arguments: dict[str, Any]) -> None:
     plan = SCALARS.argument_plan
     assert plan is not None and plan.check(arguments, DEFAULT_LIMITS) is None
+
+
+def _bounded(
+    self: Any,
+    above: Annotated[int, Field(gt=0)],
+    below: Annotated[float, Field(lt=1.0)],
+    word: Annotated[str, Field(min_length=2, max_length=3)] = "ab",
+    at_least: Annotated[int, Field(ge=2, le=4)] = 2,
+) -> dict:
+    """Every bound a plan checks itself, exclusive and inclusive."""
+    return {}
+
+
+BOUNDED = build_spec(_bounded, name="bounded")
+
+
+@pytest.mark.parametrize(("arguments", "taken"), [
+    ({"above": 1, "below": 0.5}, True), ({"above": 0, "below": 0.5}, False), ({"above": -3, "below": 0.5}, False),
+    ({"above": 1, "below": 0.999}, True), ({"above": 1, "below": 1.0}, False), ({"above": 1, "below": 7.5}, False),
+    ({"above": 1, "below": 0.5, "word": "abc"}, True), ({"above": 1, "below": 0.5, "word": "abcd"}, False),
+    ({"above": 1, "below": 0.5, "word": "a"}, False),
+    ({"above": 1, "below": 0.5, "at_least": 4}, True), ({"above": 1, "below": 0.5, "at_least": 5}, False),
+    ({"above": 1, "below": 0.5, "at_least": 1}, False),
+])
+def test_the_lane_takes_a_bounded_value_only_inside_its_bounds(arguments: dict[str, Any], taken: bool) -> None:
+    """At and past each bound the lane leaves the call to the full path, which refuses it; inside, both agree."""
+    plan = BOUNDED.argument_plan
+    assert plan is not None
+    fast = plan.check(arguments, DEFAULT_LIMITS)
+    full = _full_path(BOUNDED, arguments, False, DEFAULT_LIMITS)
+    assert (fast is not None) is taken
+    if taken:
+        assert fast is not None and _same(fast, full)
+    else:
+        assert full is ValidationError
 
 
 def test_a_tight_message_limit_sends_long_text_the_full_way() -> None:
@@ -308,6 +347,38 @@ def test_the_lane_takes_lists_of_objects_only_as_the_full_path_would(
     _agrees_with_the_full_path(ORDER, arguments, strict, limits)
 
 
+@pytest.mark.parametrize("order", [
+    ("size", "kind", "note", "flag", "ratio", "count", "name"),  # reversed
+    ("count", "ratio", "flag", "note", "kind", "size", "name"),  # rotated
+    ("name", "count", "ratio", "flag", "note", "size", "kind"),  # the last two swapped
+])
+def test_every_parameter_given_in_another_order_is_passed_in_declaration_order(order: tuple[str, ...]) -> None:
+    """pydantic keeps the declared order whatever order the call names them in; so do the lane's copies."""
+    values = {"name": "milk", "count": 3, "ratio": 0.25, "flag": True, "note": "x", "kind": "book", "size": 2}
+    arguments = {key: values[key] for key in order}
+    plan = SCALARS.argument_plan
+    assert plan is not None
+    raw, kwargs, validated = plan.check(arguments, DEFAULT_LIMITS) or ({}, {}, {})
+    assert list(raw) == list(order)
+    assert list(kwargs) == list(validated) == list(SCALARS.args_model.model_fields) and kwargs == values
+    assert _same((raw, kwargs, validated), _full_path(SCALARS, arguments, False, DEFAULT_LIMITS))
+
+
+@pytest.mark.parametrize("order", [
+    ("price", "size", "quantity", "product"), ("quantity", "product", "size", "price"),
+    ("product", "quantity", "price", "size"),
+])
+def test_every_item_field_given_in_another_order_is_kept_in_declaration_order(order: tuple[str, ...]) -> None:
+    values = {"product": "tea", "quantity": 2, "size": "s", "price": 1.5}
+    arguments = {"user": "ann", "lines": [{key: values[key] for key in order}]}
+    plan = ORDER.argument_plan
+    assert plan is not None
+    raw, kwargs, validated = plan.check(arguments, DEFAULT_LIMITS) or ({}, {}, {})
+    assert list(raw["lines"][0]) == list(order)
+    assert list(kwargs["lines"][0].__dict__) == list(validated["lines"][0]) == list(Line.model_fields)
+    assert _same((raw, kwargs, validated), _full_path(ORDER, arguments, False, DEFAULT_LIMITS))
+
+
 def test_the_lane_builds_the_item_models_pydantic_would() -> None:
     plan = ORDER.argument_plan
     assert plan is not None
@@ -338,6 +409,7 @@ def test_the_lane_builds_the_item_models_pydantic_would() -> None:
     {"user": "ann", "lines": [{"product": "tea", "quantity": "2"}]},  # needs coercion
     {"user": "ann", "lines": [{"product": "tea", "quantity": 10**70}]},  # past max_int_digits
     {"user": "ann", "lines": [{"product": "tea", "price": -1.0}]},  # past the field's bound
+    {"user": "ann", "lines": [{"product": "tea", "price": float("inf")}]},  # not finite
     {"user": "ann", "lines": [{"product": "tea", "size": "l"}]},  # not one of the choices
     {"user": "ann", "lines": [{"product": "thé"}]},  # not ASCII: the full walk checks the text
     {"user": "ann", "lines": [{"product": "t" * 20_000}]},  # past max_string_chars
@@ -475,3 +547,27 @@ def test_a_plan_cannot_be_changed_once_made() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         plan.names = ()  # type: ignore[misc]
     assert plan.names and plan is SCALARS.argument_plan
+
+
+@pytest.mark.parametrize("arguments", [
+    {"user": "ann", "lines": []},  # as few items as a list may hold
+    {"user": "ann", "lines": [{"product": "tea"}], "extras": [{"name": "a"}, {"name": "b"}, {"name": "c"}]},  # as many
+])
+def test_the_lane_takes_lists_at_either_end_of_their_length(arguments: dict[str, Any]) -> None:
+    plan = ORDER.argument_plan
+    assert plan is not None
+    fast = plan.check(arguments, DEFAULT_LIMITS)
+    assert fast is not None and _same(fast, _full_path(ORDER, arguments, False, DEFAULT_LIMITS))
+
+
+def _validated_default(self: Any, count: Annotated[int, Field(validate_default=True)] = "3") -> None:  # type: ignore[assignment]
+    """A default pydantic validates (and converts) whenever it is used."""
+
+
+def test_a_default_pydantic_validates_is_never_passed_as_written() -> None:
+    spec = build_spec(_validated_default, name="validated_default")
+    full = _full_path(spec, {}, False, DEFAULT_LIMITS)
+    assert isinstance(full, tuple) and full[1] == {"count": 3}
+    plan = spec.argument_plan
+    fast = None if plan is None else plan.check({}, DEFAULT_LIMITS)
+    assert fast is None or _same(fast, full)

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sandbox import Call, ParseError, parse_message
-from sandbox.bounds import InputLimits
+from sandbox.input_limits import InputLimits
 from sandbox.parsing import (
     _FLAT_ARGUMENTS,
     ParsedMessage,

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from sandbox import CallRecord, World
-from sandbox.bounds import type_name
+from sandbox.input_limits import type_name
 from sandbox.testing.fuzzing import Generator, ValuePool, fuzz_world, valid_arguments
 from scenarios.fuzz_targets import TARGETS
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sandbox.bounds import printable_json
+from sandbox.input_limits import printable_json
 from scenarios.banking.family import load_tasks
 from scenarios.datasets import dataset_dir
 from toolworlds.cli import app

@@ -95,6 +95,19 @@ class Shelf(App[ShelfState]):
             raise ToolError("refused after dropping")
 
     @tool
+    def read_then_delete(self, key: int, other: int) -> None:
+        """Read one note (claims it, unchanged), delete another (changes the dict as a whole), then fail.
+
+        Args:
+            key: The note read.
+            other: The note deleted.
+        """
+        notes = self.state.notes
+        text = notes[key].text
+        del notes[other]
+        raise ToolError(f"refused after reading {text!r}")
+
+    @tool
     def sort_then_fail(self) -> None:
         """Sort the order, add a note at its end and fail.
 
@@ -173,6 +186,25 @@ def test_undo_from_the_original_puts_back_what_undo_from_a_copy_does(steps: list
     with _lanes(10**9, 0):  # neither: the plain path, a copy before the first change as a whole
         plain = _run(steps)
     assert noted == plain
+
+
+@pytest.mark.parametrize(("origin_from", "place_within"), [(0, 0), (0, 2), (10**9, 0)])
+def test_a_failed_call_in_a_fork_gives_back_the_shared_notes_it_only_read(origin_from: int,
+                                                                        place_within: int) -> None:
+    """Undone from the shared original, the dict holds the original note again where the call had claimed a
+    copy it never changed: that copy is dropped, and the fork shares the notes again, as it did before."""
+    with _lanes(origin_from, place_within):
+        base = _seeded()
+        fork = base.fork()
+        before = _ordered(fork.state())
+        shared = base.app("Shelf").read_only_state.notes
+        assert fork.app("Shelf").read_only_state.notes is shared
+        record = fork.call("read_then_delete", {"key": 1, "other": 4})
+        assert record.error is not None and record.error.message == "refused after reading 'b'"
+        assert _ordered(fork.state()) == before == _ordered(base.state())
+        assert fork.app("Shelf").read_only_state.notes is shared
+        assert fork.call("delete", {"key": 4, "fail": False}).ok  # the put-back state takes further calls
+        assert "4" not in fork.state()["Shelf"]["notes"] and "4" in base.state()["Shelf"]["notes"]
 
 
 def _inbox_world(messages: int) -> World:

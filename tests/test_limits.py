@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 import json
 import sys
 from typing import Any
@@ -12,8 +13,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from sandbox import Call, ParseError, World, parse_message
-from sandbox.bounds import DEFAULT_LIMITS, InputLimits, LimitExceeded
-from sandbox.limits import _Walk, check_integers, checked_copy, redacted_copy
+from sandbox.input_limits import DEFAULT_LIMITS, InputLimits, LimitExceeded
+from sandbox.limit_walk import _Walk, check_integers, checked_copy, redacted_copy
 from sandbox.testing.fuzzing import TrickyStr as HostileStr
 from scenarios.acebench import ALL_CLASSES, acebench_world
 from scenarios.todo import TodoApp, todo_world
@@ -356,7 +357,7 @@ def test_refusing_a_long_container_reads_no_further_than_the_bound(arguments: di
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A refusal costs time in proportion to the bound, not to the input: the quick walk does not copy a
     container whose length alone overdraws the values left (before the fix it copied all 200,000, some 80 ms)."""
-    import sandbox.limits as module
+    import sandbox.limit_walk as module
 
     visited = 0
     quick_value = module._quick_value
@@ -379,7 +380,7 @@ def test_a_failure_is_one_printable_line_in_a_call_record_and_in_an_episode() ->
     """A crashing tool's record and a failed episode say what raised the same way: `Type: message` on one
     line, cut at 500 characters, lone surrogates escaped, the type alone when the message cannot be read."""
     from sandbox import App, StateModel, tool
-    from sandbox.bounds import exception_line
+    from sandbox.input_limits import exception_line
     from scenarios.banking.family import load_tasks
     from toolworlds.episodes import run_episode
 
@@ -476,9 +477,49 @@ def test_one_value_past_the_count_is_refused_when_the_quick_walk_ran_it_out() ->
 def test_the_quick_walk_vouches_for_a_string_exactly_at_the_bound() -> None:
     """The quick copy is the lane every ordinary call takes; a string of exactly `max_string_chars` is
     within the bounds, so the lane copies it itself rather than sending the call to the full walk."""
-    from sandbox.limits import _UNSURE, _quick_value
+    from sandbox.limit_walk import _UNSURE, _quick_value
 
     at_bound = "a" * DEFAULT_LIMITS.max_string_chars
     budget = [DEFAULT_LIMITS.max_items, DEFAULT_LIMITS.max_message_chars]
     assert _quick_value(at_bound, 1, DEFAULT_LIMITS, budget) == at_bound
     assert _quick_value(at_bound + "a", 1, DEFAULT_LIMITS, budget) is _UNSURE
+
+
+def _nested(depth: int, make: Any) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = make(value)
+    return value
+
+
+@pytest.mark.parametrize("max_depth", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("levels", [1, 2, 3, 4, 5, 6])
+def test_sets_count_as_deep_as_the_lists_they_are_logged_as(max_depth: int, levels: int) -> None:
+    """A frozenset nested in frozensets is logged as lists nested in lists: the same bound refuses both."""
+    limits = InputLimits(max_depth=max_depth)
+
+    def refused(value: Any) -> bool:
+        try:
+            checked_copy({"x": value}, limits)
+        except LimitExceeded as exc:
+            assert exc.limit == "max_depth"
+            return True
+        return False
+
+    as_sets, as_lists = _nested(levels, lambda v: frozenset({v})), _nested(levels, lambda v: [v])
+    assert refused(as_sets) == refused(as_lists) == (levels >= max_depth)
+
+
+@pytest.mark.parametrize(("text", "accepted"), [
+    ("1E+3", True), ("-1E+3", True), ("1E+4", False), ("1E-3", True), ("1E-4", False), ("999", True),
+    ("1234", False), ("0.001", True), ("0.0001", False),
+])
+def test_a_decimal_is_bounded_by_its_digits_and_its_exponent(text: str, accepted: bool) -> None:
+    """At most `max_int_digits` digits and an exponent of at most that size either way, the bound included."""
+    limits = InputLimits(max_int_digits=3)
+    if accepted:
+        assert checked_copy({"amount": decimal.Decimal(text)}, limits) == {"amount": str(decimal.Decimal(text))}
+    else:
+        with pytest.raises(LimitExceeded) as caught:
+            checked_copy({"amount": decimal.Decimal(text)}, limits)
+        assert caught.value.limit == "max_int_digits"

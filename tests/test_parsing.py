@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from sandbox import Call, ParseError, parse_calls, parse_message
-from sandbox.bounds import DEFAULT_LIMITS, InputLimits
+from sandbox.input_limits import DEFAULT_LIMITS, InputLimits
 
 
 def test_bracket_syntax_with_every_literal_kind() -> None:

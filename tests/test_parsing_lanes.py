@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pydantic import Field
 
 from sandbox import App, ParseError, StateModel, World, lanes, parse_message, tool
-from sandbox.bounds import InputLimits
+from sandbox.input_limits import InputLimits
 from sandbox.parsing import brackets
 from sandbox.tools import build_spec
 from tests.test_fast_parsing import LIMITS, call_texts, near_misses, typed

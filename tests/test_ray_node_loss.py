@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -61,12 +60,11 @@ def test_losing_the_only_node_stores_the_unfinished_episodes_as_failed_and_retry
     runner = threading.Thread(target=lambda: result.setdefault("episodes", execute_run(
         store, "r", sets, AgentSpec(pause=1.0), backend=RayBackend(lost_after=3), on_done=lose_the_node)),
         daemon=True)
-    started = time.monotonic()
     runner.start()
     runner.join(120)
     assert not runner.is_alive(), "the run still waits for a node"
     episodes = result["episodes"]
-    assert len(episodes) == 8 and time.monotonic() - started < 120
+    assert len(episodes) == 8
     failed = [e for e in episodes if e.error is not None]
     assert failed and all(e.success for e in episodes if e.error is None)
     assert {e.error for e in failed} == {"worker: the Ray cluster has had no CPU to run a worker on for 3 s (its "

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sandbox.bounds import DEFAULT_LIMITS
 from sandbox.errors import ParseError
+from sandbox.input_limits import DEFAULT_LIMITS
 from sandbox.parsing import Call, parse_message
 from toolworlds.agents import Turn
 

@@ -16,8 +16,8 @@ from typing import Any
 from sqlmodel import SQLModel
 from sqlmodel.main import SQLModelConfig
 
-from sandbox.bounds import printable_json, printable_text
-from sandbox.limits import redacted_copy
+from sandbox.input_limits import printable_json, printable_text
+from sandbox.limit_walk import redacted_copy
 
 
 class EpisodeRecord(SQLModel):

@@ -19,9 +19,9 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from sandbox.bounds import exception_line
 from sandbox.calllog import CallRecord
 from sandbox.chat import answering, result_text, uses_json, uses_message
+from sandbox.input_limits import exception_line
 from sandbox.parsing import Call, render_calls
 from sandbox.world import World
 from scenarios.family import task_hook

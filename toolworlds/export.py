@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from sandbox.bounds import printable_json
+from sandbox.input_limits import printable_json
 from scenarios.jsonlines import JsonTextError, json_value
 
 from .store import EpisodeRow, MessageRow, RunStore

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox.bounds import exception_line
+from sandbox.input_limits import exception_line
 from scenarios.any_world import PREFIX as WORLD_PREFIX
 from scenarios.any_world import world_family
 from scenarios.family import TaskQuery, WorldFamily

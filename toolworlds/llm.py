@@ -33,7 +33,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox.bounds import printable_text
+from sandbox.input_limits import printable_text
 from sandbox.replies import spoken
 from scenarios.family import Task, task_hook
 

@@ -45,7 +45,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox.bounds import exception_line
+from sandbox.input_limits import exception_line
 
 from .llm import SdkClients
 from .worker import AgentSpec, Gate, Outcome, Pending, failed_outcome, run_one

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from types import ModuleType, TracebackType
 from typing import Any
 
-from sandbox.bounds import exception_line
+from sandbox.input_limits import exception_line
 from sandbox.world import World
 from scenarios.family import Task
 

@@ -24,8 +24,8 @@ from typing import Any, cast
 
 from evaluators.task_score import episode_scorer
 from evaluators.versions import CHECKERS, Checker
-from sandbox.bounds import exception_line
 from sandbox.comparison import Mode
+from sandbox.input_limits import exception_line
 from scenarios.family import Task, TaskQuery, task_hook
 from scenarios.registry import family
 from scenarios.taskhash import task_hash

@@ -29,7 +29,7 @@ from typing import Any
 
 from sqlalchemy.exc import DataError
 
-from sandbox.bounds import exception_line
+from sandbox.input_limits import exception_line
 from scenarios.taskhash import task_hash
 
 from .defects import run_defects

@@ -18,8 +18,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from sandbox.bounds import exception_line
 from sandbox.chat import field_of, openai_uses
+from sandbox.input_limits import exception_line
 from sandbox.schemas import openai_tools
 from scenarios.family import Task, task_hook
 

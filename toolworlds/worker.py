@@ -20,7 +20,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from sandbox.bounds import exception_line
+from sandbox.input_limits import exception_line
 from sandbox.lanes import LANES_ON
 from sandbox.schemas import openai_tools
 from sandbox.world import World

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import Call, ParseError, World
-from sandbox.bounds import DEFAULT_LIMITS
+from sandbox.input_limits import DEFAULT_LIMITS
 from sandbox.parsing import render_calls
 from scenarios.apibank.checks import check_call
 from scenarios.apibank.dialogues import ApiCall, Dialogue

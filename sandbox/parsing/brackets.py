@@ -9,8 +9,8 @@ repairs (`repairs`) fix the defects found in real benchmark data, and each one i
 from __future__ import annotations
 
 from .. import lanes
-from ..bounds import InputLimits
 from ..errors import ParseError
+from ..input_limits import InputLimits
 from .calls import Call, ParsedMessage, _parsed
 from .fast_lanes import _fast_brackets, _sure_repair
 from .grammar import _ast_brackets, _check_items

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bounds import InputLimits
 from ..errors import ParseError
+from ..input_limits import InputLimits
 
 
 @dataclass(frozen=True)

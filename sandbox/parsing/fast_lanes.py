@@ -16,7 +16,7 @@ from keyword import kwlist
 from types import MappingProxyType
 from typing import Any
 
-from ..bounds import InputLimits, valid_text
+from ..input_limits import InputLimits, valid_text
 from .calls import Call, _new_call
 from .grammar import _JSON_LITERALS
 from .repairs import _repairs

@@ -14,8 +14,8 @@ import warnings
 from types import MappingProxyType
 from typing import Any
 
-from ..bounds import DEFAULT_LIMITS, InputLimits, digits_at_least, valid_text
 from ..errors import ParseError
+from ..input_limits import DEFAULT_LIMITS, InputLimits, digits_at_least, valid_text
 from .calls import Call, _bounded, _check_name, _too_deep
 
 # Text the tokenizer warns about: escapes ("\\d") and numbers run into words ("1if").

@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..bounds import DEFAULT_LIMITS, InputLimits
 from ..errors import ParseError
+from ..input_limits import DEFAULT_LIMITS, InputLimits
 from .calls import Call, _bounded, _check_name, _too_deep
 
 # JSON tool calls open with an object, or a list of objects (or an empty list).

@@ -19,8 +19,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from ..bounds import DEFAULT_LIMITS, InputLimits
 from ..errors import ParseError
+from ..input_limits import DEFAULT_LIMITS, InputLimits
 from .brackets import read_brackets
 from .calls import Call, ParsedMessage, _parsed
 from .grammar import _bracket_call, _bracket_elements

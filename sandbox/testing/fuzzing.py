@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bounds import DEFAULT_LIMITS, InputLimits
 from ..calllog import CallRecord
+from ..input_limits import DEFAULT_LIMITS, InputLimits
 from ..parsing import Call, render_calls
 from ..world import World
 

@@ -9,7 +9,7 @@ from typing_extensions import TypedDict
 
 from sandbox import App, Ref, StateModel
 
-from .base import ApiError, api
+from .api_common import ApiError, api
 from .references import Token, Username
 
 

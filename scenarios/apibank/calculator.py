@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .base import ApiError
+from .api_common import ApiError
 
 _TOKEN = re.compile(r"\d+|[-+*/()]")
 _ALLOWED = frozenset("0123456789+-*/()")

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
-from .base import ApiError, jaccard, normalize_date
+from .api_common import ApiError, jaccard, normalize_date
 
 Check = Callable[[dict[str, Any], dict[str, Any]], bool]
 

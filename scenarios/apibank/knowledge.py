@@ -15,14 +15,16 @@ import json
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, cast
+
+from typing_extensions import TypedDict
 
 from sandbox import App, Ref, StateModel
 
-from .base import ApiError, api, bounded, pad_year
+from .api_common import ApiError, api, bounded, pad_year
 from .calculator import calculate
 from .references import Email
-from .toolsearch import Bm25Ranker, ToolRanker, search_tools
+from .toolsearch import ApiRecord, Bm25Ranker, ToolRanker, search_tools
 
 _WORD = re.compile(r"\w+|[^\w\s]")
 # The reference's address rule, ^[a-z0-9]+[._]?[a-z0-9]+@\w+[.]\w{2,3}$, written so that no two
@@ -33,6 +35,31 @@ _EMAIL = re.compile(r"^[a-z0-9](?:[a-z0-9]*[._])?[a-z0-9]+@\w+[.]\w{2,3}$")
 
 def _tokens(text: str) -> list[str]:
     return _WORD.findall(text.lower())
+
+
+# What the knowledge APIs answer (API-Bank's shapes; Dictionary's is the recorded dictionary API's).
+class WikiEntry(TypedDict):
+    url: str
+    summary: str
+
+
+class SearchResult(TypedDict):
+    title: str
+    url: str
+    abstract: str
+
+
+class Definition(TypedDict):
+    definition: str
+    synonyms: list[str]
+    antonyms: list[str]
+
+
+class DictionaryMeaning(TypedDict):
+    partOfSpeech: str
+    definitions: list[Definition]
+    synonyms: list[str]
+    antonyms: list[str]
 
 
 class Cassette:
@@ -100,7 +127,7 @@ class Knowledge(Recorded[KnowledgeState]):
     app_name = "Knowledge"
 
     @api("QueryHistoryToday", mutates=False)
-    def query_history_today(self, date: Annotated[str, Ref("Knowledge", "history")]) -> list:
+    def query_history_today(self, date: Annotated[str, Ref("Knowledge", "history")]) -> list[str]:
         text = pad_year(date)
         try:
             key = dt.datetime.strptime(text, "%Y-%m-%d").strftime("%m-%d")
@@ -115,7 +142,7 @@ class Knowledge(Recorded[KnowledgeState]):
                 for e in self.state.history[key]]
 
     @api("Wiki", mutates=False)
-    def wiki(self, keyword: Annotated[str, Ref("Knowledge", "wiki")]) -> dict:
+    def wiki(self, keyword: Annotated[str, Ref("Knowledge", "wiki")]) -> WikiEntry:
         key = bounded(keyword, "keyword").replace("_", " ").strip().lower()
         entry = self.state.wiki.get(key)
         if entry is None:
@@ -123,10 +150,10 @@ class Knowledge(Recorded[KnowledgeState]):
         return {"url": entry["url"], "summary": entry["summary"]}
 
     @api("SearchEngine", mutates=False)
-    def search_engine(self, keyword: str) -> list:
+    def search_engine(self, keyword: str) -> list[SearchResult]:
         recorded = self.cassette.answer("SearchEngine", {"keyword": bounded(keyword, "keyword")})
         if recorded is not None:
-            return recorded
+            return cast(list[SearchResult], recorded)
         documents = self.state.search.get("raw_documents") or []
         if not documents:
             raise ApiError("No documents to search.")
@@ -135,7 +162,7 @@ class Knowledge(Recorded[KnowledgeState]):
         tokenized = self.state.search.get("tokenized_documents") or [_tokens(json.dumps(d)) for d in documents]
         scores = BM25Okapi(tokenized).get_scores(_tokens(keyword.lower().strip()))
         ranking = sorted(range(len(documents)), key=lambda i: -scores[i])[:2]
-        return [documents[i] for i in ranking]
+        return [cast(SearchResult, documents[i]) for i in ranking]
 
     @api("ImageCaption", mutates=False)
     def image_caption(self, url: Annotated[str, Ref("Knowledge", "images", "url")]) -> str:
@@ -168,18 +195,18 @@ class Knowledge(Recorded[KnowledgeState]):
         return "The question is too difficult to answer."
 
     @api("Dictionary", mutates=False)
-    def dictionary(self, keyword: str) -> Any:
+    def dictionary(self, keyword: str) -> list[DictionaryMeaning]:
         recorded = self.cassette.answer("Dictionary", {"keyword": bounded(keyword, "keyword")})
         if recorded is None:
             raise ApiError(f"No offline answer for the keyword {keyword!r}.")
-        return recorded
+        return cast(list[DictionaryMeaning], recorded)
 
     @api("Translate", mutates=False, echo="given")
-    def translate(self, src: str, src_lang: str | None = None, tgt_lang: str | None = None) -> Any:
+    def translate(self, src: str, src_lang: str | None = None, tgt_lang: str | None = None) -> str:
         recorded = self.cassette.answer("Translate", {"src": src, "src_lang": src_lang, "tgt_lang": tgt_lang})
         if recorded is None:
             raise ApiError("No offline translation for this text.")
-        return recorded
+        return cast(str, recorded)
 
 
 class Utilities(Recorded[StateModel]):
@@ -221,7 +248,8 @@ class Utilities(Recorded[StateModel]):
         return "success"
 
     @api("ToolSearcher", mutates=False)
-    def tool_searcher(self, keywords: str) -> Any:
+    def tool_searcher(self, keywords: str) -> ApiRecord | list[ApiRecord]:
         recorded = self.cassette.answer("ToolSearcher", {"keywords": bounded(keywords, "keywords")})
-        return recorded if recorded is not None else search_tools(keywords, 1, self.ranker)
+        return cast(ApiRecord | list[ApiRecord], recorded) if recorded is not None else search_tools(keywords, 1,
+                                                                                                     self.ranker)
 

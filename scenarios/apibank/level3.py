@@ -10,13 +10,111 @@ from __future__ import annotations
 import datetime as dt
 import sys
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired, cast
+
+from typing_extensions import TypedDict
 
 from sandbox import App, Ref, StateModel
 
-from .base import FROM_LITERAL, TIME_FORMAT, ApiError, LiteralStrList, api, strict_time
+from .api_common import FROM_LITERAL, TIME_FORMAT, ApiError, LiteralStrList, api, strict_time
 from .calculator import calculate
-from .toolsearch import Bm25Ranker, ToolRanker, search_tools
+from .toolsearch import ApiRecord, Bm25Ranker, ToolRanker, search_tools
+
+
+# What the services answer (the reference's `lv3_apis/` outputs).
+class AccountDetails(TypedDict):
+    email: str
+    phone: str
+    address: NotRequired[str]  # once PersonalInfoUpdate has set it
+
+
+class Status(TypedDict):
+    status: str
+
+
+class Level3Meeting(TypedDict):
+    meeting_id: int
+    meeting_name: str
+    meeting_time: str
+    meeting_location: str
+    meeting_attendees: list[str]
+
+
+class Meetings(TypedDict):
+    meetings: list[Level3Meeting]
+
+
+class ClothingOptions(TypedDict):
+    clothing_options: list[str]
+
+
+class Flight(TypedDict):
+    source: str
+    destination: str
+    departure_date: str
+    arrival_date: str
+
+
+class Flights(TypedDict):
+    flights: list[Flight]
+
+
+class Coordinates(TypedDict):
+    latitude: float
+    longitude: float
+
+
+class Salary(TypedDict):
+    salary: int
+
+
+class Weather(TypedDict):
+    temperature: float
+    humidity: float
+    description: str
+
+
+class Hotel(TypedDict):
+    destination: str
+    check_in_date: str
+    check_out_date: str
+
+
+class Hotels(TypedDict):
+    hotels: list[Hotel]
+
+
+class LikeCount(TypedDict):
+    like_count: int
+
+
+class MovieList(TypedDict):
+    recommended_movies: list[str]
+
+
+class Restaurant(TypedDict):
+    coordinates: list[float]
+    name: str
+
+
+class Restaurants(TypedDict):
+    restaurants: list[Restaurant]
+
+
+class Members(TypedDict):
+    members: list[str]
+
+
+class AfterTax(TypedDict):
+    salary_after_tax: float
+
+
+class PostIds(TypedDict):
+    post_ids: list[int]
+
+
+class Preferences(TypedDict):
+    preferences: list[str]
 
 
 def _people() -> dict[str, Any]:
@@ -137,12 +235,12 @@ class Level3(App[Level3State]):
         return record
 
     @api("AccountInfo", level=3, mutates=False)
-    def account_info(self, username: Level3User, password: Level3Password) -> dict:
+    def account_info(self, username: Level3User, password: Level3Password) -> AccountDetails:
         record = self._user(username, password)
-        return {key: value for key, value in record.items() if key != "password"}
+        return cast(AccountDetails, {key: value for key, value in record.items() if key != "password"})
 
     @api("PersonalInfoUpdate", level=3, idempotent=True)
-    def personal_info_update(self, username: Level3User, password: Level3Password, address: str) -> dict:
+    def personal_info_update(self, username: Level3User, password: Level3Password, address: str) -> Status:
         self._user(username, password)["address"] = address
         return {"status": "success"}
 
@@ -158,7 +256,7 @@ class Level3(App[Level3State]):
         return "success"
 
     @api("QueryMeeting", level=3, mutates=False)
-    def query_meeting(self, user_name: Member) -> dict:
+    def query_meeting(self, user_name: Member) -> Meetings:
         return {"meetings": _lookup(self.state.meetings, user_name)}
 
     @api("Calculator", level=3, mutates=False)
@@ -166,11 +264,11 @@ class Level3(App[Level3State]):
         return calculate(formula)
 
     @api("ToolSearcher", level=3, mutates=False)
-    def tool_searcher(self, keywords: str) -> Any:
+    def tool_searcher(self, keywords: str) -> ApiRecord | list[ApiRecord]:
         return search_tools(keywords, 3, self.ranker)
 
     @api("ClothingRecommendation", level=3, mutates=False)
-    def clothing_recommendation(self, temperature: float, humidity: float, weather_conditions: str) -> dict:
+    def clothing_recommendation(self, temperature: float, humidity: float, weather_conditions: str) -> ClothingOptions:
         options: list[str] = []
         if temperature < 10:
             options += ["Warm coat", "Hat", "Gloves"]
@@ -198,19 +296,19 @@ class Level3(App[Level3State]):
         self, source: Annotated[str, Ref("Level3", "flights", "source")],
         destination: Annotated[str, Ref("Level3", "flights", "destination", where={"source": "{source}"})],
         travel_dates: Annotated[str, Ref("Level3", "flights", "departure_date", extract=r"^\d{4}-\d{2}-\d{2}")],
-    ) -> dict:
+    ) -> Flights:
         day = strict_time(travel_dates, "%Y-%m-%d")
         flights = [flight for flight in self.state.flights if flight["source"] == source
                    and flight["destination"] == destination and flight["departure_date"][:10] == day]
         return {"flights": flights}
 
     @api("Geocoding", level=3, mutates=False)
-    def geocoding(self, address: Annotated[str, Ref("Level3", "places")]) -> dict:
+    def geocoding(self, address: Annotated[str, Ref("Level3", "places")]) -> Coordinates:
         latitude, longitude = _lookup(self.state.places, address)
         return {"latitude": latitude, "longitude": longitude}
 
     @api("GetOccupationSalary", level=3, mutates=False)
-    def get_occupation_salary(self, occupation: Annotated[str, Ref("Level3", "salaries")]) -> dict:
+    def get_occupation_salary(self, occupation: Annotated[str, Ref("Level3", "salaries")]) -> Salary:
         if occupation not in self.state.salaries:
             raise ApiError("The occupation is not in the database.")
         return {"salary": self.state.salaries[occupation]}
@@ -219,7 +317,7 @@ class Level3(App[Level3State]):
     def get_weather_for_coordinates(
         self, latitude: Annotated[float, Ref("Level3", "weather", "at.0")],
         longitude: Annotated[float, Ref("Level3", "weather", "at.1", where={"at.0": "{latitude}"})],
-    ) -> dict:
+    ) -> Weather:
         for entry in self.state.weather:
             if entry["at"] == [latitude, longitude]:
                 return {"temperature": entry["temperature"], "humidity": entry["humidity"],
@@ -231,7 +329,7 @@ class Level3(App[Level3State]):
         self, destination: Annotated[str, Ref("Level3", "hotels", "destination")],
         check_in_date: Annotated[str, Ref("Level3", "hotels", "check_in_date")],
         check_out_date: Annotated[str, Ref("Level3", "hotels", "check_out_date")],
-    ) -> dict:
+    ) -> Hotels:
         start = dt.datetime.strptime(strict_time(check_in_date, "%Y-%m-%d"), "%Y-%m-%d")
         end = dt.datetime.strptime(strict_time(check_out_date, "%Y-%m-%d"), "%Y-%m-%d")
         hotels = [hotel for hotel in self.state.hotels.values() if hotel["destination"] == destination
@@ -240,14 +338,14 @@ class Level3(App[Level3State]):
         return {"hotels": hotels}
 
     @api("LikeCount", level=3, mutates=False)
-    def like_count(self, post_id: Annotated[int, Ref("Level3", "likes")]) -> dict:
+    def like_count(self, post_id: Annotated[int, Ref("Level3", "likes")]) -> LikeCount:
         key = _id_key(post_id)
         if key not in self.state.likes:
             raise ApiError(f"Post with ID {key} does not exist.")
         return {"like_count": self.state.likes[key]}
 
     @api("MovieRecommendations", level=3, mutates=False)
-    def movie_recommendations(self, preferences: Genres) -> dict:
+    def movie_recommendations(self, preferences: Genres) -> MovieList:
         # The catalogue declares a bare `list`; only genre names (strings) can name a genre.
         if not all(isinstance(genre, str) for genre in preferences):
             raise ApiError("Each preference must be a genre name (a string).")
@@ -255,16 +353,16 @@ class Level3(App[Level3State]):
                                                                                              genre)]}
 
     @api("NearbyRestaurants", level=3, mutates=False)
-    def nearby_restaurants(self, latitude: float, longitude: float, distance: int) -> dict:
+    def nearby_restaurants(self, latitude: float, longitude: float, distance: int) -> Restaurants:
         # As in the reference: every restaurant, whatever the position and distance.
         return {"restaurants": self.state.restaurants}
 
     @api("OrganizationMembers", level=3, mutates=False)
-    def organization_members(self, organization: Annotated[str, Ref("Level3", "organizations")]) -> dict:
+    def organization_members(self, organization: Annotated[str, Ref("Level3", "organizations")]) -> Members:
         return {"members": _lookup(self.state.organizations, organization)}
 
     @api("TaxCalculator", level=3, mutates=False)
-    def tax_calculator(self, salary: float) -> dict:
+    def tax_calculator(self, salary: float) -> AfterTax:
         if salary < 0:
             raise ApiError("The salary cannot be negative.")
         # The reference's brackets (the rate of the highest threshold reached), with its
@@ -286,15 +384,15 @@ class Level3(App[Level3State]):
         return _lookup(self.state.statuses, member_name)
 
     @api("UserPosts", level=3, mutates=False)
-    def user_posts(self, user_id: Annotated[int, Ref("Level3", "posts")]) -> dict:
+    def user_posts(self, user_id: Annotated[int, Ref("Level3", "posts")]) -> PostIds:
         return {"post_ids": _lookup(self.state.posts, _id_key(user_id))}
 
     @api("UserWatchedMovies", level=3, mutates=False)
-    def user_watched_movies(self, user_name: Annotated[str, Ref("Level3", "watched")]) -> list:
+    def user_watched_movies(self, user_name: Annotated[str, Ref("Level3", "watched")]) -> list[str]:
         if user_name not in self.state.watched:
             raise ApiError("User not found.")
         return self.state.watched[user_name]
 
     @api("UserMoviePreferences", level=3, mutates=False)
-    def user_movie_preferences(self, user_name: Annotated[str, Ref("Level3", "preferences")]) -> dict:
+    def user_movie_preferences(self, user_name: Annotated[str, Ref("Level3", "preferences")]) -> Preferences:
         return {"preferences": _lookup(self.state.preferences, user_name)}

@@ -2,12 +2,42 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
+
+from typing_extensions import TypedDict
 
 from sandbox import App
 
-from .base import ApiError, LiteralStrList, Records, api, strict_time
+from .api_common import ApiError, LiteralStrList, Records, api, strict_time
 from .references import Token, owned, recorded
+
+
+# What the query APIs answer: the user's stored record (API-Bank's init_database shapes).
+class AgendaRecord(TypedDict):
+    username: str
+    content: str
+    time: str
+    location: str
+
+
+class AlarmRecord(TypedDict):
+    username: str
+    time: str
+
+
+class ReminderRecord(TypedDict):
+    username: str
+    content: str
+    time: str
+
+
+class MeetingRecord(TypedDict):
+    username: str
+    meeting_topic: str
+    start_time: str
+    end_time: str
+    location: str
+    attendees: list[str]
 
 
 class _Gated(App[Records]):
@@ -90,12 +120,12 @@ class Agenda(_Gated):
     @api("QueryAgenda", mutates=False)
     def query_agenda(self, token: Token, content: Annotated[str, owned("Agenda", "content")],
                      time: Annotated[str, owned("Agenda", "time")],
-                     location: Annotated[str, owned("Agenda", "location")]) -> dict:
+                     location: Annotated[str, owned("Agenda", "location")]) -> AgendaRecord:
         if time:
             strict_time(time)
         found = self.find_any(self.user(token), content=content, time=time)
         if found is not None:
-            return found[1]
+            return cast(AgendaRecord, found[1])
         if content:
             raise ApiError(f"You have no agenda about {content}")
         if time:
@@ -137,12 +167,12 @@ class Alarm(_Gated):
         return "success"
 
     @api("QueryAlarm", mutates=False)
-    def query_alarm(self, token: Token, time: Annotated[str, owned("Alarm", "time")]) -> dict:
+    def query_alarm(self, token: Token, time: Annotated[str, owned("Alarm", "time")]) -> AlarmRecord:
         strict_time(time)
         found = self.find_any(self.user(token), time=time)
         if found is None:
             raise ApiError(f"You have no alarm clock at time : {time}")
-        return found[1]
+        return cast(AlarmRecord, found[1])
 
 
 class Reminder(_Gated):
@@ -186,11 +216,11 @@ class Reminder(_Gated):
 
     @api("QueryReminder", mutates=False)
     def query_reminder(self, token: Token, content: Annotated[str, owned("Reminder", "content")],
-                       time: Annotated[str, owned("Reminder", "time")]) -> dict:
+                       time: Annotated[str, owned("Reminder", "time")]) -> ReminderRecord:
         found = self._checked(token, content, time)
         if found is None:
             raise ApiError(f"You have no reminder about {content} or at time : {time}")
-        return found[1]
+        return cast(ReminderRecord, found[1])
 
 
 class Meeting(_Gated):
@@ -263,8 +293,8 @@ class Meeting(_Gated):
                       start_time: Annotated[str, owned("Meeting", "start_time")],
                       end_time: Annotated[str, owned("Meeting", "end_time")],
                       location: Annotated[str, owned("Meeting", "location")],
-                      attendees: LiteralStrList) -> dict:
+                      attendees: LiteralStrList) -> MeetingRecord:
         found = self._checked(token, meeting_topic, start_time, end_time)
         if found is None:
             raise self._missing(meeting_topic, start_time)
-        return found[1]
+        return cast(MeetingRecord, found[1])

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from .base import CATALOG
+from .api_common import CATALOG
 from .dialogues import ApiCall, DialogueTurn
 
 CALL_FORMAT = "[ApiName(key1='value1', key2='value2', ...)]"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .base import ApiError
+from .api_common import ApiError
 from .dialogues import Dialogue
 from .toolsearch import ToolRanker, search_tools
 

@@ -24,7 +24,6 @@ from typing import Any
 from sandbox import World
 from sandbox.parsing import Call, render_calls
 
-from .bases import WorldBase
 from .dialogues import ApiCall, Dialogue, DialogueTurn
 from .prompts import (
     NATIVE_CALL_PROMPT,
@@ -38,6 +37,7 @@ from .prompts import (
     response_prompt,
 )
 from .replay import recorded_dialogues, recording_world, replay_calls
+from .world_base import WorldBase
 
 KINDS = ("api", "response")
 

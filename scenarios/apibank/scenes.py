@@ -29,12 +29,12 @@ from typing import Any
 from sandbox import World
 from sandbox.parsing import Call, render_calls
 
-from .bases import WorldBase
 from .dialogues import ApiCall, Level3Scene, load_level3
 from .extraction import call_span
 from .prompts import LEVEL3_OPENER, LEVEL3_USER_PROMPT, level3_prompt
 from .replay import envelope
 from .world import apibank_world
+from .world_base import WorldBase
 
 _ACCOUNT = re.compile(r'"(?P<name>[^"\s]+)"\s*:\s*(?P<body>\{[^{}]*\})')
 _BALANCE = re.compile(r"current balance:\s*(?P<amount>\d+(?:\.\d+)?)", re.IGNORECASE)

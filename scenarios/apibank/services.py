@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from pydantic import AliasChoices, Field
+from typing_extensions import TypedDict
 
 from sandbox import App, Ref, StateModel
 
 from .accounts import RandomSource, RecordedDraws
-from .base import (
+from .api_common import (
     DATE_FORMAT,
     FROM_LITERAL,
     TIME_FORMAT,
@@ -23,6 +24,35 @@ from .base import (
     strict_time,
 )
 from .references import recorded
+
+
+# What the query APIs answer (API-Bank's init_database shapes).
+class Registration(TypedDict):
+    patient_name: str
+    date: str
+    doctor_name: str
+
+
+class HealthRecord(TypedDict):
+    """One measurement: its time, and each metric recorded then by name (`blood_pressure`,
+    `heart_rate`, ...; RecordHealthData takes any names, so they are not listed)."""
+
+    time: str
+
+
+class Condition(TypedDict):
+    name: str
+    description: str
+
+
+class FirstAid(TypedDict):
+    name: str
+    aid: str
+
+
+class SceneDevice(TypedDict):
+    name: str
+    description: str
 
 
 def _normalized_or_none(value: str, fmt: str) -> str | None:
@@ -116,14 +146,14 @@ class Hospital(RandomSource[HospitalState]):
     def query_registration(
         self, patient_name: Annotated[str, recorded("Hospital", "patient_name")],
         date: Annotated[str, Ref("Hospital", "records", "date", where={"patient_name": "{patient_name}"})],
-    ) -> dict:
+    ) -> dict[str, Registration]:
         patient, day = patient_name.strip(), normalize_date(date)
         found = {key: record for key, record in self.state.records.items()
                  if record.get("patient_name") == patient
                  and _normalized_or_none(record.get("date", ""), "%Y-%m-%d") == day}
         if not found:
             raise ApiError("No appointments found.")
-        return found
+        return cast(dict[str, Registration], found)
 
 
 class HealthState(StateModel):
@@ -163,7 +193,8 @@ class Health(App[HealthState]):
         return "success"
 
     @api("QueryHealthData", mutates=False)
-    def query_health_data(self, user_id: HealthUser, start_time: HealthTime, end_time: HealthTime) -> list:
+    def query_health_data(self, user_id: HealthUser, start_time: HealthTime, end_time: HealthTime
+                          ) -> list[HealthRecord]:
         user = user_id.upper().strip()
         if not user:
             raise ApiError("The user id cannot be empty.")
@@ -181,7 +212,7 @@ class Health(App[HealthState]):
                  if start <= dt.datetime.strptime(record["time"], TIME_FORMAT) <= end]  # type: ignore[operator]
         if not found:
             raise ApiError("There is no health data in the given time span.")
-        return found
+        return cast(list[HealthRecord], found)
 
     def _symptom(self, symptom: str) -> list[dict[str, Any]]:
         key = symptom.strip().lower()
@@ -192,11 +223,11 @@ class Health(App[HealthState]):
         return self.state.symptoms[key]
 
     @api("SymptomSearch", mutates=False)
-    def symptom_search(self, symptom: Symptom) -> list:
+    def symptom_search(self, symptom: Symptom) -> list[Condition]:
         return [{"name": item["name"], "description": item["description"]} for item in self._symptom(symptom)]
 
     @api("EmergencyKnowledge", mutates=False)
-    def emergency_knowledge(self, symptom: Symptom) -> list:
+    def emergency_knowledge(self, symptom: Symptom) -> list[FirstAid]:
         return [{"name": item["name"], "aid": item["aid"]} for item in self._symptom(symptom)]
 
 
@@ -260,11 +291,11 @@ class SmartHome(App[HomeState]):
         return "success"
 
     @api("QueryScene", mutates=False)
-    def query_scene(self, name: SceneName) -> list:
+    def query_scene(self, name: SceneName) -> list[SceneDevice]:
         key = self._scene_name(name)
         if key not in self.state.scenes:
             raise ApiError("Scene not found.")
-        return self.state.scenes[key]
+        return cast(list[SceneDevice], self.state.scenes[key])
 
     @api("DeleteScene", idempotent=True)
     def delete_scene(self, name: SceneName) -> str:

@@ -21,9 +21,11 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NotRequired, Protocol
 
-from .base import CATALOG, ApiError, CatalogEntry, bounded
+from typing_extensions import TypedDict
+
+from .api_common import CATALOG, ApiError, CatalogEntry, bounded
 
 NAME_WEIGHT = 3  # a name is a title: its words count three times
 
@@ -32,6 +34,17 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z ]*")  # a record name that is words: not an
 
 # Per database (its init_database file name), the record names that are words, in file order.
 RecordNames = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+class ApiRecord(TypedDict):
+    """What ToolSearcher answers for one API: its catalogue entry (each parameter's `type` and
+    `description`), and for GetUserToken served beside a match, the reference's search text."""
+
+    name: str
+    description: str
+    input_parameters: dict[str, dict[str, str]]
+    output_parameters: dict[str, dict[str, str]]
+    desc_for_search: NotRequired[str]
 
 
 def record_names(tables: Mapping[str, Any]) -> RecordNames:
@@ -193,7 +206,7 @@ class OnnxRanker:
         return [float(value) for value in documents @ self.embed([keywords])[0]]
 
 
-def search_tools(keywords: str, level: int, ranker: ToolRanker) -> Any:
+def search_tools(keywords: str, level: int, ranker: ToolRanker) -> ApiRecord | list[ApiRecord]:
     """The best-matching API for some keywords (ties go to the first in catalogue order).
 
     As in the reference, a match that takes a token comes with GetUserToken first.
@@ -218,7 +231,7 @@ def _glued(name: str, description: str) -> str:
     return spaced + description
 
 
-def _record(entry: CatalogEntry) -> dict[str, Any]:
+def _record(entry: CatalogEntry) -> ApiRecord:
     return {"name": entry.name, "description": entry.description,
             "input_parameters": {k: dict(v) for k, v in entry.input_parameters.items()},
             "output_parameters": {k: dict(v) for k, v in entry.output_parameters.items()}}

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from sandbox.bounds import exception_line
+from sandbox.input_limits import exception_line
 
 from ..family import ReplayReport
 from .sources import read_tasks

@@ -246,7 +246,7 @@ def score(
         raise fail(said(exc)) from None
     console.print(results_table(scored))
     if json_path is not None:
-        from sandbox.bounds import printable_json  # a verdict's detail may quote a model's lone surrogate
+        from sandbox.input_limits import printable_json  # a verdict's detail may quote a model's lone surrogate
 
         json_path.write_text(printable_json(json.dumps(scored.payload, indent=2, ensure_ascii=False)), encoding="utf-8")
 

@@ -192,7 +192,7 @@ def _planned(options: "RunOptions") -> "PlannedRun":
 
 def _execute(planned: "PlannedRun") -> list[Any]:
     """Every pending episode run and stored; a refusal or a failure of the store is one line naming the run."""
-    from sandbox.bounds import exception_line
+    from sandbox.input_limits import exception_line
 
     from ..runner import BackendError, ConfigMismatch
 

@@ -16,7 +16,7 @@ def open_store(db: str, *, existing: bool = False) -> Any:
     than a new empty database left behind (`report --db sqlite:///typo.db` made one)."""
     from sqlalchemy.engine import make_url
 
-    from sandbox.bounds import exception_line
+    from sandbox.input_limits import exception_line
 
     from ..store import RunStore
 

@@ -1,6 +1,6 @@
 """The bounds on what a world accepts from a model, and the checks of text, with nothing heavy to import.
 
-`InputLimits` names each bound a call or message must stay within; `limits.py` holds the walk
+`InputLimits` names each bound a call or message must stay within; `limit_walk.py` holds the walk
 that enforces them on a call's arguments. These are apart because the parser needs the
 bounds and not the walk: the walk knows the state's containers and pydantic models, and
 reading a message (`from sandbox import parse_message`) must not pay for building those.

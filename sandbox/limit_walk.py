@@ -1,11 +1,11 @@
-"""The one walk that enforces on a call's arguments the bounds `bounds.InputLimits` names.
+"""The one walk that enforces on a call's arguments the bounds `input_limits.InputLimits` names.
 
 Everything a model sends crosses the engine's boundary in `World.call` (named values)
 or `World.execute` (message text). Beyond that boundary no code must meet a value that
 is hostile by its size or shape: an integer Python cannot even print (more than 4,300
 digits), nesting that exhausts the interpreter's stack, a megabyte string fed to a
 search, text that is not valid Unicode, or an object whose `repr` raises. `InputLimits`
-(in `bounds.py`) names each bound; `checked_copy` walks the arguments once, refusing the first value past
+(in `input_limits.py`) names each bound; `checked_copy` walks the arguments once, refusing the first value past
 a bound (`LimitExceeded`, naming it) and otherwise returning the JSON copy the call log
 keeps; `redacted_copy` makes a loggable copy of refused input that holds none of it.
 
@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .bounds import (
+from .input_limits import (
     DEFAULT_LIMITS,
     DEPTH_CEILING,
     InputLimits,
