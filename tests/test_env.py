@@ -16,6 +16,7 @@ import pytest
 from sandbox.errors import ParseError
 from sandbox.parsing import parse_calls
 from sandbox.schemas import openai_tools
+from sandbox.world import World
 from scenarios.acebench.world import APP_CLASSES, acebench_world
 from scenarios.apibank.world import apibank_world
 from scenarios.banking.world import CLASSES, banking_world
@@ -399,6 +400,50 @@ def offered_names(observation: dict[str, Any]) -> set[str]:
     return {tool["function"]["name"] for tool in observation["tools"]}
 
 
+def _played_through_the_env(env: ToolEnv, task: Any, replay: dict[str, Any], run_world: World) -> set[str]:
+    """The task's gold path played through `ToolEnv.step`, scored and called as the run did; the gold
+    path's tools the reset observation does not offer (API-Bank level 3 finds them with ToolSearcher)."""
+    observation, _ = env.reset(options={"task": task.id})
+    assert observation["messages"][0]["role"] == "system" and observation["messages"][0]["content"]
+    assert observation["messages"][1]["role"] in ("user", "assistant") and len(observation["messages"]) >= 2
+    assert observation in env.observation_space
+    called = {call.name for message in task.paths[0] for call in gold_calls(message)}
+    missing = called - offered_names(observation)
+    if missing:  # API-Bank level 3: the tools are found with ToolSearcher, as the benchmark asks
+        assert task.category == "level-3" and "ToolSearcher" in offered_names(observation), (task.id, missing)
+    info: dict[str, Any] = {}
+    for message in [*task.paths[0], END]:
+        if env.over:
+            break
+        *_, info = env.step(message)
+    assert env.over and info["score"] == replay, task.id
+    assert calls_made(env.world) == calls_made(run_world), task.id
+    return missing
+
+
+def _played_through_trl(environment: Any, replying: Any, task: Any, missing: set[str], replay: dict[str, Any],
+                        run_world: World, offered: set[str], opening: str) -> str:
+    """The task's gold path through TRL's tool dispatch (or, for words, `trl_reward`): which way it went."""
+    prompt = environment.reset(task=task.id)
+    assert prompt and prompt in opening
+    assert {name for name, _ in inspect.getmembers(environment, inspect.ismethod)
+            if not name.startswith("_") and name not in ("reset", "get_reward")} == offered
+    calls = [call for message in task.paths[0] for call in gold_calls(message)]
+    if not calls:  # words: only a reward function sees them (trl_reward, with reply_reward=True)
+        assert not hasattr(replying, "get_reward")
+        replying.reset(task=task.id)
+        completion = [{"role": "assistant", "content": message} for message in task.paths[0]]
+        assert trl_reward([completion], environments=[replying]) == [replay["reward"]], task.id
+        return "trl_reward_words"
+    if missing:
+        return "trl_searched"  # TRL offers the task's tools; those the searcher reveals are not methods
+    for call in calls:
+        getattr(environment, call.name)(**call.arguments)
+    assert environment.get_reward() == replay["reward"], task.id
+    assert calls_made(environment._env.world) == calls_made(run_world), task.id
+    return "trl_equal"
+
+
 @pytest.mark.parametrize(("family", "lang"), BUNDLED)
 def test_gold_paths_score_alike_through_the_env_trl_and_a_run(family: str, lang: str, tmp_path: Path) -> None:
     """Every bundled task's gold path, played through `ToolEnv.step` and through TRL's tool dispatch (the
@@ -418,50 +463,18 @@ def test_gold_paths_score_alike_through_the_env_trl_and_a_run(family: str, lang:
         task = worlds.task(task_id)
         run_world, episode = run_episode(task, OracleAgent(task), world=worlds.fork(task_id))
         replay = episode_score(family, task, run_world, episode.process, episode.records, worlds.mode)
-
-        observation, info = env.reset(options={"task": task_id})
-        assert observation["messages"][0]["role"] == "system" and observation["messages"][0]["content"]
-        assert observation["messages"][1]["role"] in ("user", "assistant") and len(observation["messages"]) >= 2
-        assert observation in env.observation_space
-        called = {call.name for message in task.paths[0] for call in gold_calls(message)}
-        missing = called - offered_names(observation)
-        if missing:  # API-Bank level 3: the tools are found with ToolSearcher, as the benchmark asks
-            assert task.category == "level-3" and "ToolSearcher" in offered_names(observation), (task_id, missing)
-            counts["searched"] += 1
-        for message in [*task.paths[0], END]:
-            if env.over:
-                break
-            *_, info = env.step(message)
-        assert env.over and info["score"] == replay, task_id
-        assert calls_made(env.world) == calls_made(run_world), task_id
+        missing = _played_through_the_env(env, task, replay, run_world)
+        counts["searched"] += bool(missing)
         counts["env_equal"] += 1
-
+        counts["tasks"] += 1
         if task_id not in by_task:  # ToolBench's tools are data: a parameter may be called `from`
             counts["trl_unnameable"] += 1
-            counts["tasks"] += 1
             continue
-        environment = classes[by_task[task_id]]()
-        prompt = environment.reset(task=task_id)
-        assert prompt and prompt in "\n\n".join(m["content"] for m in observation["messages"])
-        assert {name for name, _ in inspect.getmembers(environment, inspect.ismethod)
-                if not name.startswith("_") and name not in ("reset", "get_reward")} == offered_names(observation)
-        calls = [call for message in task.paths[0] for call in gold_calls(message)]
-        if not calls:  # words: only a reward function sees them (trl_reward, with reply_reward=True)
-            replying = by_reply[by_task[task_id]]()
-            assert not hasattr(replying, "get_reward")
-            replying.reset(task=task_id)
-            completion = [{"role": "assistant", "content": message} for message in task.paths[0]]
-            assert trl_reward([completion], environments=[replying]) == [replay["reward"]], task_id
-            counts["trl_reward_words"] += 1
-        elif missing:
-            counts["trl_searched"] += 1  # TRL offers the task's tools; those the searcher reveals are not methods
-        else:
-            for call in calls:
-                getattr(environment, call.name)(**call.arguments)
-            assert environment.get_reward() == replay["reward"], task_id
-            assert calls_made(environment._env.world) == calls_made(run_world), task_id
-            counts["trl_equal"] += 1
-        counts["tasks"] += 1
+        observation = env.reset(options={"task": task_id})[0]
+        opening = "\n\n".join(m["content"] for m in observation["messages"])
+        key = by_task[task_id]
+        counts[_played_through_trl(classes[key](), by_reply[key](), task, missing, replay, run_world,
+                                   offered_names(observation), opening)] += 1
     print(f"\n{family}/{lang}: {counts}")
     assert counts["tasks"] == len(worlds.tasks) > 0
 
