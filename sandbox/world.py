@@ -24,7 +24,7 @@ from .clock import DEFAULT_START, SimClock
 from .diffing import StateDiff, diff_states
 from .dumps import SERIALIZER_ATTRIBUTE
 from .errors import ParseError, ToolError
-from .journal import Journal
+from .journal import Journal, end_read_only
 from .journal import begin as begin_journal
 from .limits import check_integers, checked_copy, redacted_copy
 from .parsing import Call
@@ -220,7 +220,12 @@ class World:
                 rng.draws = draws
                 raise
             # Ended here rather than in a `finally`: ending tells whether the call changed anything.
-            record = self.log.add(spec.name, spec.app, raw, validated, result, None, journal.end(token), now)
+            if spec.mutates:
+                changed = journal.end(token)
+            else:  # a read-only journal's end, in one step (the journal module's `end_read_only`)
+                end_read_only(token)
+                changed = False
+            record = self.log.add(spec.name, spec.app, raw, validated, result, None, changed, now)
             if clock.tick:
                 clock.step()
             return record
