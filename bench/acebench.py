@@ -63,6 +63,44 @@ def materialized(world: World) -> World:
     return world
 
 
+def floor_round(tasks, messages) -> float:  # type: ignore[no-untyped-def]
+    """One round of the floor of our stack, per message in microseconds: the message parsed (`parse_message`,
+    the reading every path needs) and each call's tool body run on its app, on states already the apps' own
+    (taken and read whole before the clock), with its keyword arguments made before the clock (the argument
+    models a tool takes built, as pydantic would): no argument check, no journal, no claim or give-back, no
+    result conversion, no record. What is left is the tools' own work on pydantic state models (their entities
+    validated as they build them) plus the parse: what no engine on this stack can skip."""
+    prepared = {}
+    for task in tasks:
+        world = task.world()
+        for app in world.apps.values():
+            app.state  # noqa: B018 - taken as the app's own outside any call, before the clock
+        prepared[task.id] = materialized(world)
+    bodies = []
+    for task, message in messages:
+        world = prepared[task.id]
+        ready = []
+        for call in parse_message(message).calls:
+            made = world._prepare(call.name, call.arguments)
+            if not isinstance(made, tuple):
+                continue  # refused before any tool runs: the reference raises or refuses too
+            spec, _, kwargs, _ = made
+            ready.append((spec.function, world.apps[spec.app], kwargs))
+        bodies.append((message, ready))
+    gc.disable()
+    start = time.process_time_ns()
+    for message, ready in bodies:
+        parse_message(message)
+        for function, app, kwargs in ready:
+            try:
+                function(app, **kwargs)
+            except Exception:  # a tool's refusal (`ToolError`) is its work too: the engine would record it
+                continue
+    elapsed = (time.process_time_ns() - start) / len(messages) / 1000
+    gc.enable()
+    return elapsed
+
+
 def reference_build(root: Path, lang: str):  # type: ignore[no-untyped-def]
     """The reference's five instances built fresh, imported from an extracted ACEBench copy."""
     sys.path.insert(0, str(root))
@@ -140,6 +178,7 @@ def main() -> None:
     samples: list[float] = []
     owned_samples: list[float] = []
     reference_samples: list[float] = []
+    floor_samples: list[float] = []
     raised = 0
     reference_round = reference_messages(args.acebench, args.lang, tasks, messages) if args.acebench else None
     for _ in range(15):
@@ -151,6 +190,7 @@ def main() -> None:
                 prepared[task.id].execute(parse_message(message).calls)
             kept.append((time.process_time_ns() - start) / len(messages) / 1000)
             gc.enable()
+        floor_samples.append(floor_round(tasks, messages))
         if reference_round is not None:
             elapsed, raised = reference_round()
             reference_samples.append(elapsed)
@@ -190,6 +230,14 @@ def main() -> None:
                       f"ratio {ratio:.1f}x: what a message costs with copy-on-write taken out")
     else:
         table.add_row("  the same on worlds already their own (no first-write copies in the clock)", owned, "-")
+    floor = f"{min(floor_samples):.1f} / {statistics.median(floor_samples):.1f} us"
+    if reference_samples:
+        ratio = statistics.median(reference_samples) / statistics.median(floor_samples)
+        table.add_row("  floor: parse + the tool bodies alone on owned states (no check, journal, log)", floor,
+                      f"ratio {ratio:.1f}x: the most any engine on this stack could reach; 5x needs "
+                      f"{statistics.median(reference_samples) / 5:.1f} us")
+    else:
+        table.add_row("  floor: parse + the tool bodies alone on owned states (no check, journal, log)", floor, "-")
     table.add_row("  of which parsing", f"{parse_only:.1f} us", "-")
     table.add_row(f"  bracket fast path, {len(readable)} messages it reads", f"{fast_us:.1f} us",
                   f"full ast path {full_us:.1f} us: ratio {full_us / fast_us:.1f}x")

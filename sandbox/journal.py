@@ -392,6 +392,12 @@ def _differs(mine: Any, original: Any, differ: set[int]) -> bool:
 begin = _ACTIVE.set
 reset = _ACTIVE.reset
 
+end_read_only = reset
+"""`Journal.end` of a read-only journal in one step, for `World.call`: such a journal never holds an entry (it
+refuses the first write) nor a claim (`App.state` takes nothing under it, and only a take records claims), so
+ending its call is putting the previous journal back, and the call changed nothing. One Python frame less on
+every read call; the journal module's own shortcut, so what ending means stays decided here."""
+
 
 def end(token: Token[Journal | None]) -> bool:
     """Make the journal before `token` the active one again, releasing what the ending call copied for nothing;

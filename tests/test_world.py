@@ -463,3 +463,25 @@ def test_a_dropped_fork_is_freed_without_the_cyclic_collector() -> None:
         if enabled:
             gc.enable()
     assert template.app(TodoApp).read_only_state.tasks[1].status != "done"
+
+
+def test_execute_of_parsed_calls_is_execute_of_the_text() -> None:
+    """A list of `Call`s (what `parse_message` gives) runs as its text does; a list holding anything else runs
+    nothing and is one parse_error; a `ParseError` in it stands for a call that could not be read."""
+    from sandbox import parse_message
+    from sandbox.errors import ParseError
+    from sandbox.parsing import Call
+
+    text = "[add_task(title='a'), list_tasks(), complete_task(task_id=99)]"
+    by_text, by_calls = todo_world(tasks=3), todo_world(tasks=3)
+    assert by_calls.execute(parse_message(text).calls) == by_text.execute(text)
+    assert by_calls.state() == by_text.state()
+
+    world = todo_world(tasks=3)
+    before = world.state()
+    (record,) = world.execute([Call("add_task", {"title": "b"}), "add_task(title='c')"])  # type: ignore[list-item]
+    assert record.error is not None and record.error.type == "parse_error" and world.state() == before
+
+    records = world.execute([ParseError("could not read this one"), Call("add_task", {"title": "d"})])
+    assert [r.error.type if r.error else None for r in records] == ["parse_error", None]
+    assert len(world.state()["Todo"]["tasks"]) == len(before["Todo"]["tasks"]) + 1
