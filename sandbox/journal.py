@@ -42,6 +42,7 @@ from operator import indexOf, is_
 from typing import Any
 
 from .errors import ReadOnlyViolation
+from .lanes import LANES_ON
 
 # The slot in which a tracked container remembers that every item it holds is its own (see
 # `sandbox.state`); undo puts back items that may not be, so it clears the mark.
@@ -71,14 +72,14 @@ CLAIM_FIELD = 1  # a field of an app's top state model (key: field name)
 CLAIM_TOP = 2  # an app's top state model (parent: the app)
 
 
-ORIGIN_FROM = 64
+ORIGIN_FROM = 64 if LANES_ON else 1 << 62  # the speed lane `journal_origin`; off, no container reaches it
 """How many items a container claimed during a call must hold for the call's journal to note its shared
 original (`Journal.origin`), so that a change to it as a whole saves the original rather than a copy.
 Below it a copy costs less than noting; tests set it to 0 (every claim noted) and to a size no
 container reaches (the plain path of copying) and hold the two to the same states."""
 
 
-PLACE_WITHIN = 32
+PLACE_WITHIN = 32 if LANES_ON else 0  # the speed lane `journal_place`; off, every delete saves the dict whole
 """How far from either end of a dict of more than twice as many keys a deleted key's place is looked for
 (`Journal.dict_delete`) before the dict is saved whole. 0 turns the search off (every delete saves the dict
 whole: the plain path, which tests hold this one to)."""

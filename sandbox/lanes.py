@@ -34,6 +34,11 @@ LANES: Final[Mapping[str, str]] = MappingProxyType({
                      " model) of an app's top state up front (state.model.own), instead of each as the call"
                      " first reads it, for tops with CLAIM_ON_READ_FROM nested fields or more"
                      " (sandbox.state.sharing)",
+    "journal_origin": "a change as a whole (delete, remove, sort) to a large container a call claimed from a"
+                      " shared original saves a copy of it for undo, instead of noting the original"
+                      " (sandbox.journal, ORIGIN_FROM)",
+    "journal_place": "a delete from a large dict saves the dict whole for undo, instead of the key's place found"
+                     " near either end (sandbox.journal, PLACE_WITHIN)",
     # Lanes of the layers above the engine, switched by the same switch.
     "store_sqlite": "SQLAlchemy Core writes each new episode's rows, instead of the sqlite3 connection itself with"
                     " SQLAlchemy's own column defaults and conversions (toolworlds.store, RunStore(sqlite_lane=))",

@@ -123,6 +123,10 @@ def _ordered(value: Any) -> str:
     return json.dumps(value, default=sorted)
 
 
+# The journal lanes' sizes with the speed lanes on (`journal_origin`, `journal_place`).
+LANE_ORIGIN_FROM, LANE_PLACE_WITHIN = 64, 32
+
+
 @contextmanager
 def _lanes(origin_from: int, place_within: int) -> Iterator[None]:
     before = journal.ORIGIN_FROM, journal.PLACE_WITHIN
@@ -222,7 +226,8 @@ def _inbox_world(messages: int) -> World:
 
 @pytest.mark.parametrize("how", ["fork", "restore"])
 def test_a_delete_after_a_fork_or_restore_saves_the_shared_original(how: str, monkeypatch: Any) -> None:
-    world = _inbox_world(journal.ORIGIN_FROM + 10)
+    monkeypatch.setattr(journal, "ORIGIN_FROM", LANE_ORIGIN_FROM)  # the lane itself, whatever the switch says
+    world = _inbox_world(LANE_ORIGIN_FROM + 10)
     shared = world.app("MessageApi").read_only_state.inbox
     order = list(shared)
     if how == "fork":
@@ -244,8 +249,10 @@ def test_a_delete_after_a_fork_or_restore_saves_the_shared_original(how: str, mo
     assert list(shared) == order  # the original, still another world's, untouched
 
 
-def test_a_failed_delete_after_a_restore_puts_the_key_back_in_its_place() -> None:
-    world = _inbox_world(journal.ORIGIN_FROM + 10)
+def test_a_failed_delete_after_a_restore_puts_the_key_back_in_its_place(monkeypatch: Any) -> None:
+    monkeypatch.setattr(journal, "ORIGIN_FROM", LANE_ORIGIN_FROM)
+    monkeypatch.setattr(journal, "PLACE_WITHIN", LANE_PLACE_WITHIN)
+    world = _inbox_world(LANE_ORIGIN_FROM + 10)
     before = _ordered(world.state())
     world.restore(world.snapshot())
     messages = world.app("MessageApi")
@@ -276,7 +283,9 @@ def _call_of(world: World, tool_name: str) -> Iterator[None]:
 
 
 @pytest.mark.parametrize("keys", [[1], [3, 1], [120], [119, 1, 120], [2, 60]])
-def test_a_failed_delete_from_a_dict_of_its_own_puts_each_key_back_in_its_place(keys: list[int]) -> None:
+def test_a_failed_delete_from_a_dict_of_its_own_puts_each_key_back_in_its_place(keys: list[int],
+                                                                              monkeypatch: Any) -> None:
+    monkeypatch.setattr(journal, "PLACE_WITHIN", LANE_PLACE_WITHIN)  # the lane itself, whatever the switch says
     world = _inbox_world(120)
     world.call("send_message", {"sender_name": "Eve", "receiver_name": "Frank", "message": "hi"})  # its own now
     inbox = world.app("MessageApi").read_only_state.inbox
