@@ -43,7 +43,7 @@ class TaskHasher:
 
     def __init__(self) -> None:
         self._encoder = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_plain)
-        self._names: set[tuple[str, ...]] = set()  # the tool names of every list met
+        self._names: set[tuple[Any, ...]] = set()  # the tool names of every list met
         self._seen: set[bytes] = set()  # lists met once whose names were met before: kept when met again
         self._texts: dict[bytes, str] = {}
         self._by_id: dict[int, tuple[Any, str]] = {}  # a list kept (so its id stays its own) beside its text
@@ -72,10 +72,12 @@ class TaskHasher:
         known = self._by_id.get(id(functions))
         if known is not None and known[0] is functions:  # the very list of an earlier task (API-Bank's share one)
             return known[1]
-        if not isinstance(functions, list):
+        try:  # a first look, never trusted: the tools' names
+            names = tuple([item.get("name") for item in functions])
+            met = names in self._names
+        except (AttributeError, TypeError):  # not a list of tool objects with hashable names: written each time
             return self._encoder.encode(functions)
-        names = tuple(str(item.get("name")) if isinstance(item, dict) else "" for item in functions)
-        if names not in self._names:
+        if not met:
             self._names.add(names)
             return self._encoder.encode(functions)
         try:
