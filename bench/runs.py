@@ -40,7 +40,7 @@ from rich.table import Table
 
 from evaluators.task_score import episode_scorer
 from scenarios.banking.family import load_tasks
-from scenarios.taskhash import task_hash
+from scenarios.taskhash import TaskHasher
 from toolworlds.defects import known_defects
 from toolworlds.process_backend import ProcessBackend
 from toolworlds.runner import AgentSpec, Outcome, TaskSet, execute_run, run_one
@@ -116,9 +116,10 @@ def stored_floor(rows: FloorRows, path: Path) -> None:
 
 def hash_tasks(sets: list[TaskSet]) -> None:
     """Each task's data hash, a stored column (`scenarios.taskhash`), as a run makes it: once per task."""
+    hasher = TaskHasher()
     for task_set in sets:
         for task in task_set.tasks:
-            task_hash(task)
+            hasher.hash(task)
 
 
 def floor_rows(sets: list[TaskSet], folder: Path) -> tuple[Path, FloorRows]:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from sandbox import World
 from sandbox.comparison import Mode, compare_states
@@ -35,6 +36,9 @@ class TaskScore:
     # Why the checker judged as it did when it is not a plain pass, in its own words ("" when solved, or
     # when the end state's differences say it all): `toolworlds show` prints it beside the miss.
     reason: str = ""
+    # The end state the score compared (one element; none when it compared none): the episode's result
+    # record shows the same state, and making it again was an eighth of an oracle banking episode.
+    end_state: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
 
 def score_task(task: Task, world: World, process: Sequence[str], mode: Mode, *, checker: Checker = "compat"
@@ -43,11 +47,13 @@ def score_task(task: Task, world: World, process: Sequence[str], mode: Mode, *, 
     with the gold milestone paths (ACEBench's process accuracy: raw message strings in `compat`,
     parsed calls in `strict`, so quoting and spacing do not matter). A failed task whose gold has no
     milestone to match is `unscorable` in process: 0.0 with the reason, never the reference's 1.0."""
-    comparison = compare_states(task.ground_truth, task.end_state(world), mode=mode)
+    end_state = task.end_state(world)
+    comparison = compare_states(task.ground_truth, end_state, mode=mode)
     if comparison.equal:
-        return TaskScore(True, comparison.fraction, 1.0, comparison.diff)
+        return TaskScore(True, comparison.fraction, 1.0, comparison.diff, end_state=(end_state,))
     steps = process_score(task.paths, list(process), canonical=checker == "strict")
-    return TaskScore(False, comparison.fraction, steps.score, comparison.diff, steps.unscorable)
+    return TaskScore(False, comparison.fraction, steps.score, comparison.diff, steps.unscorable,
+                     end_state=(end_state,))
 
 
 EpisodeScorer = Callable[[Task, World, Sequence[str], Mode], TaskScore]

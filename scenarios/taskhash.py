@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import marshal
 from typing import Any
 
 from .family import Task
@@ -24,15 +25,74 @@ UNHASHED = frozenset({"source"})
 
 def task_hash(task: Task) -> str:
     """16 hex digits of SHA-256 over the task's protocol fields and its own fields, as canonical JSON."""
-    fields = _fields(task)
-    if isinstance(fields, dict):  # each value once: a task's own fields include most protocol fields
-        fields = {name: value for name, value in fields.items() if name not in PROTOCOL_FIELDS}
-    content = {"task": {name: getattr(task, name, None) for name in PROTOCOL_FIELDS}, "fields": fields}
-    try:
-        text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_plain)
-    except TypeError:  # keys json cannot sort (numbers beside text): their order as loaded, which is the data's
-        text = json.dumps(content, ensure_ascii=False, separators=(",", ":"), default=_plain)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return TaskHasher().hash(task)
+
+
+class TaskHasher:
+    """`task_hash` for the tasks of one run: the JSON text of a function list met again is made once.
+
+    The tasks of a task set mostly offer the same tools, each task with its own copy of the list (the
+    loader validates every line into its own model); writing that list as JSON was two thirds of a
+    banking task's hash. A list is known again by its `marshal` bytes, which take only builtin values
+    and tell their types apart (`True` from `1`, `1` from `1.0`), so the same bytes are the same JSON;
+    what marshal refuses is written every time. Only a list whose tool names were met before is
+    marshalled (an ACEBench task's tools are mostly its own). The digest is the one the whole content
+    written at once gives: the text is put together from its parts in the order
+    `json.dumps(sort_keys=True)` writes them. Lives as long as its owner (one run), never at module level.
+    """
+
+    def __init__(self) -> None:
+        self._encoder = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_plain)
+        self._names: set[tuple[Any, ...]] = set()  # the tool names of every list met
+        self._seen: set[bytes] = set()  # lists met once whose names were met before: kept when met again
+        self._texts: dict[bytes, str] = {}
+        self._by_id: dict[int, tuple[Any, str]] = {}  # a list kept (so its id stays its own) beside its text
+
+    def hash(self, task: Task) -> str:
+        fields = _fields(task)
+        if isinstance(fields, dict):  # each value once: a task's own fields include most protocol fields
+            fields = {name: value for name, value in fields.items() if name not in PROTOCOL_FIELDS}
+        values = {name: getattr(task, name, None) for name in PROTOCOL_FIELDS}
+        try:
+            text = self._sorted_text(fields, values)
+        except TypeError:  # keys json cannot sort (numbers beside text): their order as loaded, which is the data's
+            content = {"task": values, "fields": fields}
+            text = json.dumps(content, ensure_ascii=False, separators=(",", ":"), default=_plain)
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+    def _sorted_text(self, fields: Any, values: dict[str, Any]) -> str:
+        """`json.dumps({"task": values, "fields": fields}, sort_keys=True, ...)`: "fields" before "task",
+        whose keys are category, functions, then the rest (`PROTOCOL_FIELDS` sorted)."""
+        encode = self._encoder.encode
+        rest = encode({name: value for name, value in values.items() if name not in ("category", "functions")})
+        return (f'{{"fields":{encode(fields)},"task":{{"category":{encode(values["category"])},'
+                f'"functions":{self._functions_text(values["functions"])},{rest[1:]}}}')
+
+    def _functions_text(self, functions: Any) -> str:
+        known = self._by_id.get(id(functions))
+        if known is not None and known[0] is functions:  # the very list of an earlier task (API-Bank's share one)
+            return known[1]
+        try:  # a first look, never trusted: the tools' names
+            names = tuple([item.get("name") for item in functions])
+            met = names in self._names
+        except (AttributeError, TypeError):  # not a list of tool objects with hashable names: written each time
+            return self._encoder.encode(functions)
+        if not met:
+            self._names.add(names)
+            return self._encoder.encode(functions)
+        try:
+            key = marshal.dumps(functions, 2)  # version 2: no back references, so equal lists give equal bytes
+        except ValueError:  # a value that is not builtin data (a model): written each time
+            return self._encoder.encode(functions)
+        text = self._texts.get(key)
+        if text is None:
+            text = self._encoder.encode(functions)
+            if key in self._seen:
+                self._texts[key] = text
+                self._by_id[id(functions)] = (functions, text)
+            else:
+                self._seen.add(key)
+        return text
 
 
 def _fields(value: Any) -> Any:

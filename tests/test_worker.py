@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from scenarios.banking.family import load_tasks
 from toolworlds.episode_record import EpisodeRecord
-from toolworlds.episode_score import score_episode
+from toolworlds.episode_score import result_record, score_episode
 from toolworlds.episodes import run_episode
 from toolworlds.process_backend import ProcessBackend
 from toolworlds.runner import AgentSpec, TaskSet, execute_run
@@ -76,6 +76,19 @@ def test_the_runner_stores_the_score_toolenv_and_the_mcp_host_read() -> None:
         assert parts["reward"] == (1.0 if record.success else 0.0)
         assert scored.columns("banking/en")["diff"] == record.diff
 
+
+def test_the_result_record_shows_the_end_state_the_scorer_made() -> None:
+    """The stored result record is written from the scorer's end state (made once an episode), and is the line
+    the task's own `result_record` hook writes from the world."""
+    for noise, task in ((0.0, load_tasks("en")[0]), (0.9, load_tasks("zh")[5])):
+        spec = AgentSpec("noisy", noise=noise, seed=3)
+        world, episode = run_episode(task, spec.build(task), max_steps=spec.max_steps)
+        scored = score_episode("banking", task, world, episode.process, episode.records, "exact")
+        assert len(scored.score.end_state) == 1
+        written = scored.columns("banking/en")["result_record"]
+        assert written == result_record(task, world, list(episode.process))  # the hook, the state made again
+        assert json.loads(written)["result"] == task.end_state(world)
+        assert run_one("banking/en", task, spec).record.result_record == written
 
 def test_offered_tools_are_the_stored_text_read_back_a_fresh_copy_each_time() -> None:
     """Both the speed lane (a `marshal`-led copy) and the plain path (`json.loads` of the stored text) give the

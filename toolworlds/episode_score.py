@@ -89,11 +89,17 @@ def score_columns(task_set: str, task: Any, world: World, process: Sequence[str]
     (it was a sixth of an oracle ACEBench episode)."""
     return {"success": score.success, "state_fraction": score.state_fraction, "process": score.process,
             "diff": stored_json(score.diff.to_dict()), "reason": stored_text(score.reason) if score.reason else None,
-            "result_record": result_record(task, world, list(process)),
+            "result_record": result_record(task, world, list(process), score.end_state),
             "scorer_version": scorer_version(task_set.split("/", 1)[0], checker)}
 
 
-def result_record(task: Any, world: Any, process: list[str]) -> str | None:
-    """The task's line of its benchmark's own result file (task hook `result_record`), as JSON."""
+def result_record(task: Any, world: Any, process: list[str], end_state: tuple[Any, ...] = ()) -> str | None:
+    """The task's line of its benchmark's own result file (task hook `result_record`), as JSON. Given the
+    end state its scorer made (`end_state`, one element), a task with the hook `end_state_record` writes
+    the line from it rather than making the state again."""
+    if end_state:
+        from_state = task_hook(task, "end_state_record")
+        if from_state is not None:
+            return stored_json(from_state(end_state[0], list(process)))
     record = task_hook(task, "result_record")
     return None if record is None else stored_json(record(world, list(process)))

@@ -28,7 +28,7 @@ from sandbox.comparison import Mode
 from sandbox.input_limits import exception_line
 from scenarios.family import Task, TaskQuery, task_hook
 from scenarios.registry import family
-from scenarios.taskhash import task_hash
+from scenarios.taskhash import TaskHasher
 
 from .defects import run_defects
 from .episode_record import stored_text
@@ -100,6 +100,7 @@ def rescore_run(store: RunStore, run_id: str, new_run_id: str, *, checker: Check
     store.start_run(new_run_id, stored.agent, {**kept, "rescored": {
         "from": run_id, "mode": checker, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}})
     done = Rescored(new_run_id, run_id, checker)
+    hasher = TaskHasher()  # the run's tasks share their function lists' JSON
     for episode in episodes:
         name = f"{episode.task_set}:{episode.task_id}#{episode.trial or 0}"
         task = tasks.get((episode.task_set, episode.task_id))
@@ -113,7 +114,7 @@ def rescore_run(store: RunStore, run_id: str, new_run_id: str, *, checker: Check
         else:
             assert task is not None  # a missing task was left out above unless unscored, and those are copied
             try:
-                columns, replayed = _score_again(episode, task, messages, checker)
+                columns, replayed = _score_again(episode, task, messages, checker, hasher)
             except Exception as exc:  # one episode's replay or scorer failing never stops the rescore
                 columns, replayed = _failed(exc), [(c.tool, c.error_type) for c in calls]
                 done.failed.append(name)
@@ -143,8 +144,8 @@ def _unscored(episode: EpisodeRow) -> bool:
     return episode.stop_reason == "run failed"
 
 
-def _score_again(episode: EpisodeRow, task: Task, messages: Sequence[MessageRow], checker: Checker
-                 ) -> tuple[dict[str, Any], list[tuple[str | None, str | None]]]:
+def _score_again(episode: EpisodeRow, task: Task, messages: Sequence[MessageRow], checker: Checker,
+                 hasher: TaskHasher) -> tuple[dict[str, Any], list[tuple[str | None, str | None]]]:
     """The score columns of the episode replayed from its transcript, and the replay's (tool, error type)s."""
     single_reply = bool(task_hook(task, "single_reply", False))
     world, records = replay(task, messages, single_reply=single_reply)
@@ -153,7 +154,7 @@ def _score_again(episode: EpisodeRow, task: Task, messages: Sequence[MessageRow]
     mode = cast(Mode, family(name).end_state_mode)
     score = episode_scorer(name, checker)(task, world, process, mode)
     replayed = [(r.tool, None if r.error is None else r.error.type) for r in records]
-    columns = {**score_columns(episode.task_set, task, world, process, score, checker), "task_hash": task_hash(task)}
+    columns = {**score_columns(episode.task_set, task, world, process, score, checker), "task_hash": hasher.hash(task)}
     return columns, replayed
 
 

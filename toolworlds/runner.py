@@ -30,7 +30,7 @@ from typing import Any
 from sqlalchemy.exc import DataError
 
 from sandbox.input_limits import exception_line
-from scenarios.taskhash import task_hash
+from scenarios.taskhash import TaskHasher
 
 from .defects import run_defects
 from .episode_record import EpisodeRecord, stored_text
@@ -214,10 +214,11 @@ def execute_run(
     if backend is None:
         backend = ProcessBackend(workers)
     hashes: dict[tuple[str, str], str] = {}
+    hasher = TaskHasher()  # the run's tasks share their function lists' JSON
     for name, task, _, _ in pending:  # once per task, not per trial
         key = (name, stored_text(str(task.id)))
         if key not in hashes:
-            hashes[key] = task_hash(task)
+            hashes[key] = hasher.hash(task)
     stored = store.failed(run_id) if retry_failed else set()  # what an outcome may replace
     outcomes = backend.outcomes(pending, spec)
     try:

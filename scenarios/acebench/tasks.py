@@ -89,7 +89,11 @@ class AceTask(BaseModel):
 
     def result_record(self, world: World, process: list[str]) -> dict[str, Any]:
         """The task's line of an ACEBench result file: the end state and every agent message."""
-        return {"id": self.id, "result": self.end_state(world), "process": list(process)}
+        return self.end_state_record(self.end_state(world), process)
+
+    def end_state_record(self, end_state: Any, process: list[str]) -> dict[str, Any]:
+        """`result_record` of an end state made already (the scorer's): the runner makes it once an episode."""
+        return {"id": self.id, "result": end_state, "process": list(process)}
 
 
 def load_tasks(data: str | Path, lang: str = "en", categories: tuple[str, ...] = CATEGORIES,
