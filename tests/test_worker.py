@@ -114,3 +114,16 @@ def test_offered_tools_plain_path_when_the_lanes_are_off() -> None:
         shown = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60,
                                env={**os.environ, "TOOLWORLDS_SPEED_LANES": lanes, "PYTHONPATH": str(ROOT)})
         assert shown.returncode == 0 and shown.stdout.strip() == "ok", shown.stderr
+
+
+def test_tool_lists_equal_only_by_python_equality_are_offered_apart() -> None:
+    """`True == 1 == 1.0` in Python, not in JSON: a list differing from a converted one only so gets its own text."""
+    from toolworlds.worker import offered_tools
+
+    def functions(default: object) -> list[dict[str, object]]:
+        return [{"name": "set_flag", "description": "Set the flag.",
+                 "parameters": {"type": "object", "properties": {"on": {"type": "boolean", "default": default}}}}]
+
+    texts = [offered_tools(functions(value))[1] for value in (True, 1, 1.0, True)]
+    assert len(set(texts)) == 3 and texts[0] == texts[3]
+    assert "true" in texts[0] and "true" not in texts[1] and "1.0" in texts[2]

@@ -140,7 +140,7 @@ def _failed(exc: Exception) -> dict[str, Any]:
 
 
 def _unscored(episode: EpisodeRow) -> bool:
-    """An episode the run failed whole (`runner.failed_row`): it never reached a scorer."""
+    """An episode the run failed whole (`EpisodeRecord.failed`): it never reached a scorer."""
     return episode.stop_reason == "run failed"
 
 

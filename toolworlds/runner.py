@@ -46,7 +46,6 @@ from .worker import (
     Outcome,
     Pending,
     failed_outcome,
-    failed_row,
     load_factory,
     offered_tools,
     run_one,
@@ -56,7 +55,7 @@ from .worker import (
 
 # The driver's names and the worker half's (`toolworlds.worker`), importable from here as before the split.
 __all__ = ["AgentSpec", "Backend", "BackendError", "ConfigMismatch", "EpisodeRecord", "Gate", "Outcome", "Pending",
-           "TaskSet", "config_differences", "execute_run", "failed_outcome", "failed_row", "group_data_hash",
+           "TaskSet", "config_differences", "execute_run", "failed_outcome", "group_data_hash",
            "load_factory", "offered_tools", "open_run", "pending_tasks", "run_config", "run_one", "score_columns",
            "summarize_run", "task_for_protocol", "transcript_rows"]
 

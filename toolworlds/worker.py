@@ -202,14 +202,25 @@ def offered_tools(functions: Any) -> tuple[list[dict[str, Any]], str]:
         converted = openai_tools(functions)
         return converted, stored_json(converted)
     seen = _conversions(names)
-    known = next((entry for entry in seen if entry[0] == functions), None)
+    # `==` finds the candidate in C; its marshal bytes then tell `True`, `1` and `1.0` apart, which `==` does not.
+    known = next((entry for entry in seen if entry[0] == functions and entry[1] == _exact(functions)), None)
     if known is None:
         tools = stored_json(openai_tools(functions))
-        known = (copy.deepcopy(functions), tools, marshal.dumps(json.loads(tools)))  # a snapshot: the list may change
+        # A snapshot (the list may change), its exact bytes, the stored text, the agent's copy marshal-led.
+        known = (copy.deepcopy(functions), _exact(functions), tools, marshal.dumps(json.loads(tools)))
         seen[:] = [*seen[-7:], known]
-    _, tools, kept = known
+    _, _, tools, kept = known
     offered: list[dict[str, Any]] = marshal.loads(kept) if LANES_ON else json.loads(tools)
     return offered, tools
+
+
+def _exact(functions: list[Any]) -> bytes | None:
+    """The list's marshal bytes, which differ wherever its values' types do; None for values marshal refuses
+    (then `==` alone decides, as before)."""
+    try:
+        return marshal.dumps(functions)
+    except ValueError:
+        return None
 
 
 def _names(functions: Any) -> tuple[str, ...] | None:
@@ -219,7 +230,7 @@ def _names(functions: Any) -> tuple[str, ...] | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _conversions(names: tuple[str, ...]) -> list[tuple[Any, str, bytes]]:
+def _conversions(names: tuple[str, ...]) -> list[tuple[Any, bytes | None, str, bytes]]:
     """The function lists with these tool names converted so far in this process, with their stored text and
     that text read back, `marshal`-led (the last eight)."""
     return []
@@ -260,11 +271,6 @@ def failed_outcome(task_set: str, task: Any, reason: str, trial: int = 0) -> Out
     """The outcome of an episode that could not be run or scored at all (`EpisodeRecord.failed`)."""
     return Outcome(EpisodeRecord.failed(task_set, str(getattr(task, "id", "?")), str(getattr(task, "category", "?")),
                                         reason, trial))
-
-
-def failed_row(task_set: str, task_id: str, category: str, reason: str, trial: int = 0) -> dict[str, Any]:
-    """The episode row of `failed_outcome`, from the task's id and category alone, as plain data."""
-    return EpisodeRecord.failed(task_set, task_id, category, reason, trial).model_dump()
 
 
 Pending = tuple[str, Any, str, int]  # (task set name, task, end-state mode, trial) of one episode to run
