@@ -80,7 +80,7 @@ def episode_score(family: str, task: Task, world: World, process: Sequence[str],
     return score_episode(family, task, world, process, records, mode).parts()
 
 
-def score_columns(task_set: str, task: Any, world: World, process: Sequence[str], score: TaskScore,
+def score_columns(task_set: str, task: Task, world: World, process: Sequence[str], score: TaskScore,
                   checker: Checker = "compat") -> dict[str, Any]:
     """The stored columns a score fills: its verdicts, diff and reason, the task's result record, and which
     scorer judged them (`evaluators.versions`). One writer for a run's episodes and `toolworlds rescore`'s,
@@ -93,7 +93,7 @@ def score_columns(task_set: str, task: Any, world: World, process: Sequence[str]
             "scorer_version": scorer_version(task_set.split("/", 1)[0], checker)}
 
 
-def result_record(task: Any, world: Any, process: list[str], end_state: tuple[Any, ...] = ()) -> str | None:
+def result_record(task: Task, world: Any, process: list[str], end_state: tuple[Any, ...] = ()) -> str | None:
     """The task's line of its benchmark's own result file (task hook `result_record`), as JSON. Given the
     end state its scorer made (`end_state`, one element), a task with the hook `end_state_record` writes
     the line from it rather than making the state again."""

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox.input_limits import exception_line
+from scenarios.family import Task
 
 from .llm import SdkClients
 from .worker import AgentSpec, Gate, Outcome, Pending, failed_outcome, run_one
@@ -367,7 +368,7 @@ def _end_with_driver(driver: int) -> None:
     threading.Thread(target=watch, name="toolworlds-driver-watch", daemon=True).start()
 
 
-def _run_in_pool(task_set: str, task: Any, spec: AgentSpec, mode: str, gate: Gate | None, trial: int,
+def _run_in_pool(task_set: str, task: Task, spec: AgentSpec, mode: str, gate: Gate | None, trial: int,
                  beacon: str) -> Outcome:
     """`run_one` in a pool process, with that process's SDK clients, once its `beacon` names this process.
     A `SystemExit` or `KeyboardInterrupt` that agent code raises (`run_one` stops only `Exception`s) is this

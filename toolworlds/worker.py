@@ -24,15 +24,16 @@ from sandbox.input_limits import exception_line
 from sandbox.lanes import LANES_ON
 from sandbox.schemas import openai_tools
 from sandbox.world import World
-from scenarios.family import task_hook
+from scenarios.family import Task, task_hook
 from scenarios.named import named_callable
 
-from .agents import ChatMessage, NoisyAgent, OracleAgent
+from .agents import Agent, ChatMessage, NoisyAgent, OracleAgent
 from .endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .episode_record import EpisodeRecord, stored_json, stored_text
 from .episode_score import score_episode
 from .episodes import run_episode
 from .llm import SdkClients
+from .users import UserSimulator
 
 # Held around each endpoint request (`with gate:`), shared by every worker of a run.
 Gate = AbstractContextManager[Any]
@@ -79,7 +80,7 @@ class AgentSpec:
     def uses_endpoint(self) -> bool:
         return self.kind == "llm" or self.user == "llm"
 
-    def build(self, task: Any, gate: Gate | None = None, trial: int = 0, clients: SdkClients | None = None) -> Any:
+    def build(self, task: Task, gate: Gate | None = None, trial: int = 0, clients: SdkClients | None = None) -> Agent:
         """The agent for `task`; an LLM agent holds `gate` around each request and takes its SDK client
         from the worker's `clients` when given."""
         if self.kind == "oracle":
@@ -96,7 +97,7 @@ class AgentSpec:
             return load_factory(self.kind)(task)
         raise ValueError(f"unknown agent {self.kind!r}; use oracle, noisy, llm or package.module:Factory")
 
-    def simulates_user(self, task: Any) -> bool:
+    def simulates_user(self, task: Task) -> bool:
         """Whether `task` gets the model-played user. "auto" gives it to an LLM agent's multi-turn
         tasks, whose instructions are written for a simulator to role-play ("You are Eve... You
         want to..."), as their benchmarks run them; pasting such an instruction as the user's
@@ -105,7 +106,8 @@ class AgentSpec:
             return self.kind == "llm" and getattr(task, "category", None) == "multi_turn"
         return self.user == "llm"
 
-    def build_user(self, task: Any, gate: Gate | None = None, clients: SdkClients | None = None) -> Any:
+    def build_user(self, task: Task, gate: Gate | None = None, clients: SdkClients | None = None
+                   ) -> UserSimulator | None:
         """`gate` is held around every request: the run's limit on requests in flight to the endpoint;
         `clients`, the worker's SDK clients."""
         if self.simulates_user(task):
@@ -145,7 +147,7 @@ class Outcome:
         return self.record.model_dump()
 
 
-def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact", *,
+def run_one(task_set: str, task: Task, spec: AgentSpec, mode: str = "exact", *,
             start: Callable[[], World] | None = None, gate: Gate | None = None, trial: int = 0,
             clients: SdkClients | None = None) -> Outcome:
     """Run and score one task (top level, so process pools can call it). Never raises: a
@@ -162,7 +164,7 @@ def run_one(task_set: str, task: Any, spec: AgentSpec, mode: str = "exact", *,
         return failed_outcome(task_set, task, f"run: {exception_line(exc)}", trial)
 
 
-def _run_and_score(task_set: str, task: Any, spec: AgentSpec, mode: str, start: Callable[[], World] | None,
+def _run_and_score(task_set: str, task: Task, spec: AgentSpec, mode: str, start: Callable[[], World] | None,
                    gate: Gate | None, trial: int, clients: SdkClients | None) -> Outcome:
     task = task_for_protocol(task, spec.protocol)
     offered, tools = offered_tools(task.functions)  # tools stored as given: written before the agent holds them
@@ -236,7 +238,7 @@ def _conversions(names: tuple[str, ...]) -> list[tuple[Any, bytes | None, str, b
     return []
 
 
-def task_for_protocol(task: Any, protocol: str) -> Any:
+def task_for_protocol(task: Task, protocol: str) -> Any:
     """The task in the form `protocol` asks for, when it has forms of its own (task hook `for_protocol`:
     API-Bank's samples carry their history as tool calls in the native protocol); else the task itself."""
     adapt = task_hook(task, "for_protocol")
@@ -267,7 +269,7 @@ def transcript_rows(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
     return rows
 
 
-def failed_outcome(task_set: str, task: Any, reason: str, trial: int = 0) -> Outcome:
+def failed_outcome(task_set: str, task: Task, reason: str, trial: int = 0) -> Outcome:
     """The outcome of an episode that could not be run or scored at all (`EpisodeRecord.failed`)."""
     return Outcome(EpisodeRecord.failed(task_set, str(getattr(task, "id", "?")), str(getattr(task, "category", "?")),
                                         reason, trial))
