@@ -34,7 +34,7 @@ from sandbox import Call
 from ..generation import SPECIAL_SHARE, Candidate, one_message, one_request, special_category
 from .defaults import food_state, travel_state
 from .generated import AceFormatGenerator
-from .phrases import BAGS_EN, PAYMENT, PHRASES, QUANTITIES, ZH_COMMA, ZH_QUESTION, ZH_STOP
+from .phrases import BAGS_EN, BAGS_ZH, PAYMENT, PHRASES, QUANTITIES, ZH_COMMA, ZH_QUESTION, ZH_STOP
 from .phrases import REMINDERS as REMINDER_TEXTS
 from .texts import texts_for
 from .world import acebench_world
@@ -234,7 +234,7 @@ class _Draft:
                                                       "flight_no": flight["flight_no"], "cabin": cabin,
                                                       "payment_method": method, "baggage_count": bags}),))
         self.use("Travel")
-        bags_said = BAGS_EN[bags] if self.lang == "en" else bags
+        bags_said = (BAGS_EN if self.lang == "en" else BAGS_ZH)[bags]
         values = {"cabin": cabin, "a": "an" if cabin[0] in "AEIOU" else "a", "bags": bags_said,
                   "pay": PAYMENT[self.lang][method], "uid": uid, "pw": user["password"]}
         if by_route:

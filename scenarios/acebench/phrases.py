@@ -25,7 +25,7 @@ PHRASES: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType({
                   "use my food delivery account (password {pw}) to order {items} from {shop}"),
         "order_more": ("also order {items} from {shop}", "get {items} from {shop} too"),
         "order_cheap_more": ("get {qty} of the cheapest thing at {shop} as well",),
-        "order_cheap": ("order the cheapest thing on the {shop} menu, {qty} of it (food app password {pw})",
+        "order_cheap": ("order the cheapest thing on the {shop} menu, quantity {qty} (food app password {pw})",
                         "get me {qty} of whatever is cheapest at {shop}; my food platform password is {pw}"),
         "book": ("book flight {flight} in {cabin} with {bags}, paid by {pay} (user id {uid}, "
                  "password {pw})",
@@ -100,11 +100,11 @@ PHRASES: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType({
         "order_cheap_more": ("再在{shop}买{qty}份最便宜的",),
         "order_cheap": ("在{shop}点菜单上最便宜的东西，{qty}份（外卖密码{pw}）",
                         "帮我在{shop}买{qty}份最便宜的，外卖平台密码{pw}"),
-        "book": ("帮我订{flight}航班的{cabin}，托运{bags}件行李，用{pay}支付（用户ID {uid}，密码{pw}）",
-                 "给我预订一个{flight}的{cabin}座位，{bags}件行李，{pay}付款；我的用户ID是{uid}，密码{pw}"),
-        "book_route": ("帮我订{day}从{origin}到{dest}的{cabin}，托运{bags}件行李，"
+        "book": ("帮我订{flight}航班的{cabin}，{bags}，用{pay}支付（用户ID {uid}，密码{pw}）",
+                 "给我预订一个{flight}的{cabin}座位，{bags}，{pay}付款；我的用户ID是{uid}，密码{pw}"),
+        "book_route": ("帮我订{day}从{origin}到{dest}的{cabin}，{bags}，"
                        "用{pay}支付（用户ID {uid}，密码{pw}）",
-                       "我要{day}从{origin}飞{dest}：{cabin}，{bags}件行李，{pay}付款；用户ID {uid}，密码{pw}"),
+                       "我要{day}从{origin}飞{dest}：{cabin}，{bags}，{pay}付款；用户ID {uid}，密码{pw}"),
         "cancel": ("帮我取消{day}从{origin}到{dest}的航班（用户ID {uid}），原因是{reason}",
                    "{day}从{origin}飞{dest}的航班我不坐了，{reason}，帮我取消；用户ID {uid}",
                    "把我{day}{origin}到{dest}的行程取消掉，{reason}（用户ID {uid}）"),
@@ -123,10 +123,10 @@ PHRASES: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType({
         "creds_food": ("我的外卖平台密码是{pw}。", "外卖密码是{pw}。"),
         "order_short": ("在{shop}点{items}", "帮我在{shop}订{items}外卖", "从{shop}买{items}"),
         "order_cheap_short": ("在{shop}点{qty}份菜单上最便宜的", "帮我在{shop}买{qty}份最便宜的"),
-        "book_short": ("帮我订{flight}航班的{cabin}，托运{bags}件行李，用{pay}支付",
-                       "订一个{flight}的{cabin}座位，{bags}件行李，{pay}付款"),
-        "book_route_short": ("帮我订{day}从{origin}到{dest}的{cabin}，托运{bags}件行李，用{pay}支付",
-                             "我要{day}从{origin}飞{dest}：{cabin}，{bags}件行李，{pay}付款"),
+        "book_short": ("帮我订{flight}航班的{cabin}，{bags}，用{pay}支付",
+                       "订一个{flight}的{cabin}座位，{bags}，{pay}付款"),
+        "book_route_short": ("帮我订{day}从{origin}到{dest}的{cabin}，{bags}，用{pay}支付",
+                             "我要{day}从{origin}飞{dest}：{cabin}，{bags}，{pay}付款"),
         "cancel_short": ("取消我{day}从{origin}到{dest}的航班，{reason}",
                          "{day}从{origin}飞{dest}的航班我不坐了，{reason}，帮我取消"),
         "change_flight_short": ("把我{day}从{origin}到{dest}的航班改成{new_day}{new_time}起飞的那班",
@@ -149,8 +149,9 @@ QUANTITIES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "en": ("", "one", "two", "three"), "zh": ("", "一份", "两份", "三份"),
 })
 
-# Checked bags as an English request says them, by count (Chinese says the number before 件行李).
+# Checked bags as a request says them, by count.
 BAGS_EN: tuple[str, ...] = ("no checked bags", "one checked bag", "two checked bags", "three checked bags")
+BAGS_ZH: tuple[str, ...] = ("不托运行李", "托运1件行李", "托运2件行李", "托运3件行李")
 
 PAYMENT: Mapping[str, Mapping[str, str]] = MappingProxyType({
     "en": MappingProxyType({"cash": "cash", "bank": "bank transfer"}),
