@@ -231,12 +231,14 @@ DEVICES: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType({
 })
 HOTELS = ("Seaview Inn", "Grand Plaza", "Lakeside Lodge", "City Central Hotel", "Hilltop Suites")
 DOCTORS = ("Dr. Lund", "Dr. Okafor", "Dr. Chen", "Dr. Rossi", "Dr. Patel")
-# Health readings: (record name, what the user calls it, unit, low, high)
+# Health readings: (the name the record gets, what the user calls it, unit, low, high). The name is the user's
+# words as RecordHealthData's own example writes them (`heart_rate` for "heart rate"; in Chinese the words
+# themselves, like every record a Chinese user writes), so the instruction says what the call records.
 METRICS: Mapping[str, tuple[tuple[str, str, str, int, int], ...]] = MappingProxyType({
     "en": (("heart_rate", "heart rate", " bpm", 55, 110), ("steps", "steps", "", 2000, 15000),
-           ("weight", "weight", " kg", 50, 100), ("sleep_hours", "sleep", " hours", 4, 10)),
-    "zh": (("heart_rate", "心率", "次/分", 55, 110), ("steps", "步数", "步", 2000, 15000),
-           ("weight", "体重", "公斤", 50, 100), ("sleep_hours", "睡眠", "小时", 4, 10)),
+           ("weight", "weight", " kg", 50, 100), ("sleep", "sleep", " hours", 4, 10)),
+    "zh": (("心率", "心率", "次/分", 55, 110), ("步数", "步数", "步", 2000, 15000),
+           ("体重", "体重", "公斤", 50, 100), ("睡眠", "睡眠", "小时", 4, 10)),
 })
 PASSWORD_WORDS = ("blue", "sun", "oak", "jazz", "maple", "river", "comet", "pearl")
 

@@ -85,14 +85,15 @@ class ServiceRequests(Draft):
             table: Table = {}
             for _ in range(2):
                 name, _word, _unit, low, high = self.rng.choice(METRICS[self.lang])
-                table[f"P{self.rng.randrange(100, 1000)}"] = [{"time": self.moment()[0], name: self.rng.randint(low,
-                                                                                                              high)}]
+                table[f"P{self.rng.randrange(100, 1000)}"] = [{"time": self.moment()[0],
+                                                               name: str(self.rng.randint(low, high))}]
             return table
         table = self.table("Health", "health", draw)
         pid = self.rng.choice(sorted(table)) if self.rng.random() < 0.7 else f"P{self.rng.randrange(100, 1000)}"
         time, when = self.moment()
         metrics = self.rng.sample(METRICS[self.lang], self.rng.choice((1, 2)))
-        items = [{"name": name, "value": self.rng.randint(low, high)} for name, _, _, low, high in metrics]
+        # values as the API's example writes them ('80'), said without their unit
+        items = [{"name": name, "value": str(self.rng.randint(low, high))} for name, _, _, low, high in metrics]
         words = [self.phrases["reading"][0].format(word=word, value=item["value"], unit=unit)
                  for (_, word, unit, _, _), item in zip(metrics, items, strict=True)]
         self.call("RecordHealthData", user_id=pid, time=time, health_data=items)
