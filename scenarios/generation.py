@@ -323,16 +323,16 @@ def one_message(identity: str, requests: Sequence[str], lang: str, rng: random.R
 
 def one_request(requests: Sequence[str], lang: str, rng: random.Random, identity: str = "", *,
                 zh_direct: tuple[str, ...] = ("我", "帮", "给", "在", "用", "把", "请", "麻", "能"),
-                ordered: bool = False) -> str:
+                ordered: bool = False, polite: bool = True) -> str:
     """Many requests (levels 4 and 5) written as one person's message, not a list: neighbouring requests
     merged two to a sentence ("X, and then Y"), sentences opened with connectors drawn without repeating
     (the last one "Finally," when there are three or more; only connectors saying "after that" when
-    `ordered`), "Please" or 请 now and then, after who they are. Every request's words are kept whole:
-    nothing a task needs is dropped."""
+    `ordered`), "Please" or 请 now and then (in English never when not `polite`: who they are said it
+    already), after who they are. Every request's words are kept whole: nothing a task needs is dropped."""
     groups = _sentences(requests, lang, rng)
     pool = (IN_ORDER if ordered else OPENERS)[lang]
     openers = rng.sample(pool, len(pool)) * 2  # a second round for the longest requests
-    sentences = [_opening(groups[0], lang, rng, zh_direct)]
+    sentences = [_opening(groups[0], lang, rng, zh_direct, polite)]
     for index, text in enumerate(groups[1:], start=1):
         opener = rng.choice(LAST[lang]) if index == len(groups) - 1 and len(groups) > 2 else openers.pop()
         sentences.append(opener + ("" if lang == "zh" else " ") + text)
@@ -360,13 +360,13 @@ def _joiner(drawn: str, following: str) -> str:
     return ZH_AFTER if drawn == ZH_AGAIN and following.startswith(ZH_NOT_AFTER_AGAIN) else drawn
 
 
-def _opening(text: str, lang: str, rng: random.Random, zh_direct: tuple[str, ...]) -> str:
+def _opening(text: str, lang: str, rng: random.Random, zh_direct: tuple[str, ...], polite: bool = True) -> str:
     """The first sentence, with 请 when it does not start as one speaks directly, or now and then "Please"."""
     if lang == "zh":
         direct = text.startswith((*zh_direct, ZH_QUOTE)) or text[0].isdigit() or text.endswith(ASKS)
         return text if direct else "请" + text
     verb = text[0].islower() and not text.startswith(NOT_VERBS) and not text.endswith(ASKS)
-    return "please " + text if verb and rng.random() < 0.5 else text
+    return "please " + text if polite and verb and rng.random() < 0.5 else text
 
 
 def special_problem(category: str, answer: Mapping[str, Any], functions: Sequence[Mapping[str, Any]]) -> str:

@@ -362,7 +362,8 @@ class _Draft(ServiceRequests):
     def question(self) -> str:
         identity = self.identity()
         if self.difficulty >= 4:
-            return one_request(self.requests, self.lang, self.rng, identity, zh_direct=ZH_DIRECT).strip()
+            return one_request(self.requests, self.lang, self.rng, identity, zh_direct=ZH_DIRECT,
+                               polite="please" not in identity.lower()).strip()
         return one_message(identity, self.requests, self.lang, self.rng, self.phrases["then"],
                            zh_direct=ZH_DIRECT, zh_question=ZH_QUESTION, zh_comma=ZH_COMMA,
                            zh_stop=ZH_STOP).strip()

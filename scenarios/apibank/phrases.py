@@ -3,8 +3,9 @@ their records hold (agenda items, reminders, meeting topics, scenes, hotels, doc
 
 Each entry of `PHRASES` is a tuple of templates; the generator picks one with its seeded RNG.
 Placeholders: `{when}`/`{new}` a time as the user says it, `{day}`/`{until}` a date, `{content}`
-an agenda item or reminder, `{topic}`, `{room}`, `{people}` a meeting's, `{scene}`, `{device}`,
-`{hotel}`, `{doctor}`, `{patient}` things by the names the user knows them by.
+an agenda item or reminder, `{topic}`, `{room}`, `{people}` a meeting's, `{scene}`, `{device}` (`{whose}`
+its possessive: "blinds'", "lamp's"), `{hotel}`, `{doctor}`, `{patient}` things by the names the user knows
+them by.
 Records are English in English tasks and Chinese in Chinese ones (the user wrote them); user
 names, e-mail addresses, doctors' and hotels' names are the same in both.
 """
@@ -82,8 +83,8 @@ PHRASES: Phrases = MappingProxyType({
                          "I don't use the '{scene}' scene any more, delete it"),
         "switch": ("switch {state} the {device} {when}", "turn {state} the {device} {when}",
                    "set a timer to turn {state} the {device} {when}"),
-        "cancel_switch": ("cancel the {device}'s timer {when}", "remove the timed switch of the {device} {when}",
-                          "cancel the {device}'s timed switch {when}, I won't need it"),
+        "cancel_switch": ("cancel the {whose} timer {when}", "remove the timed switch of the {device} {when}",
+                          "cancel the {whose} timed switch {when}, I won't need it"),
         "open_bank": ("open a bank account named {account} with the password {pw} for {name}",
                       "I'd like a new bank account: account {account}, password {pw}, holder {name}",
                       "set up bank account {account} (password {pw}) in the name of {name}"),

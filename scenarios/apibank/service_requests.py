@@ -13,6 +13,11 @@ from .drafting import Draft, Table, lower_first, world_draw
 from .phrases import DEVICES, DOCTORS, HOTELS, METRICS, PEOPLE, SCENES
 
 
+def possessive(name: str) -> str:
+    """"the blinds' timer", "the lamp's timer"."""
+    return name + ("'" if name.endswith("s") else "'s")
+
+
 class ServiceRequests(Draft):
     """The token-free requests (`Draft` with them)."""
 
@@ -186,7 +191,8 @@ class ServiceRequests(Draft):
         self.call("CancelTimedSwitch", name=device, time=entry["time"])
         table[device].remove(entry)
         self.change("SmartHome", "switches")
-        self.requests.append(self.say("cancel_switch", device=device, when=self.said(entry["time"])))
+        self.requests.append(self.say("cancel_switch", device=device, whose=possessive(device),
+                                      when=self.said(entry["time"])))
         return True
 
     def hotel(self) -> bool:
