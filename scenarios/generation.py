@@ -323,13 +323,14 @@ def one_message(identity: str, requests: Sequence[str], lang: str, rng: random.R
 
 def one_request(requests: Sequence[str], lang: str, rng: random.Random, identity: str = "", *,
                 zh_direct: tuple[str, ...] = ("我", "帮", "给", "在", "用", "把", "请", "麻", "能"),
-                ordered: bool = False, polite: bool = True) -> str:
+                ordered: bool = False, polite: bool = True, closed: tuple[str, ...] = ()) -> str:
     """Many requests (levels 4 and 5) written as one person's message, not a list: neighbouring requests
     merged two to a sentence ("X, and then Y"), sentences opened with connectors drawn without repeating
     (the last one "Finally," when there are three or more; only connectors saying "after that" when
     `ordered`), "Please" or 请 now and then (in English never when not `polite`: who they are said it
-    already), after who they are. Every request's words are kept whole: nothing a task needs is dropped."""
-    groups = _sentences(requests, lang, rng)
+    already), after who they are. A request holding one of `closed` (", they can't make it") ends its
+    sentence: none is joined after it. Every request's words are kept whole: nothing a task needs is dropped."""
+    groups = _sentences(requests, lang, rng, closed)
     pool = (IN_ORDER if ordered else OPENERS)[lang]
     openers = rng.sample(pool, len(pool)) * 2  # a second round for the longest requests
     sentences = [_opening(groups[0], lang, rng, zh_direct, polite)]
@@ -342,12 +343,13 @@ def one_request(requests: Sequence[str], lang: str, rng: random.Random, identity
     return (identity + " " if identity else "") + body
 
 
-def _sentences(requests: Sequence[str], lang: str, rng: random.Random) -> list[str]:
+def _sentences(requests: Sequence[str], lang: str, rng: random.Random, closed: tuple[str, ...] = ()) -> list[str]:
     """The requests as sentences: now and then two neighbours in one ("X, and then Y"), never a question."""
     groups: list[list[str]] = []
     for request in requests:
         last = groups[-1] if groups else None
         if last is not None and len(last) == 1 and not last[0].endswith(ASKS) and not request.endswith(ASKS) \
+                and not any(mark in last[0] for mark in closed) \
                 and len(last[0]) + len(request) < (70 if lang == "zh" else 130) and rng.random() < 0.6:
             last.append(request)
         else:

@@ -64,6 +64,9 @@ VERIFICATION_CODE = 970420  # ForgotPassword's fixed code
 DISTRACTORS = ("Hotel", "Stock", "SmartHome", "Health", "Hospital", "BankAccounts")
 _TOKEN_ALPHABET = string.ascii_letters + string.digits
 # Chinese requests that read right without a leading 请: about oneself, a quote, a time, a person.
+# An English request with a clause of its own (", they can't make it", "; I'm Carol Diaz") takes no second
+# request after it in one sentence ("..., remove it and then ..." reads as one breathless line).
+EN_CLOSED = (", ", "; ")
 ZH_DIRECT = ("我", "把", "“", "帮", "定", "彻底", *"123456789", *PEOPLE["zh"])
 
 
@@ -363,7 +366,7 @@ class _Draft(ServiceRequests):
         identity = self.identity()
         if self.difficulty >= 4:
             return one_request(self.requests, self.lang, self.rng, identity, zh_direct=ZH_DIRECT,
-                               polite="please" not in identity.lower()).strip()
+                               polite="please" not in identity.lower(), closed=EN_CLOSED).strip()
         return one_message(identity, self.requests, self.lang, self.rng, self.phrases["then"],
                            zh_direct=ZH_DIRECT, zh_question=ZH_QUESTION, zh_comma=ZH_COMMA,
                            zh_stop=ZH_STOP).strip()
