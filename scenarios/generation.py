@@ -323,16 +323,17 @@ def one_message(identity: str, requests: Sequence[str], lang: str, rng: random.R
 
 def one_request(requests: Sequence[str], lang: str, rng: random.Random, identity: str = "", *,
                 zh_direct: tuple[str, ...] = ("我", "帮", "给", "在", "用", "把", "请", "麻", "能"),
-                ordered: bool = False) -> str:
+                ordered: bool = False, polite: bool = True, closed: tuple[str, ...] = ()) -> str:
     """Many requests (levels 4 and 5) written as one person's message, not a list: neighbouring requests
     merged two to a sentence ("X, and then Y"), sentences opened with connectors drawn without repeating
     (the last one "Finally," when there are three or more; only connectors saying "after that" when
-    `ordered`), "Please" or 请 now and then, after who they are. Every request's words are kept whole:
-    nothing a task needs is dropped."""
-    groups = _sentences(requests, lang, rng)
+    `ordered`), "Please" or 请 now and then (in English never when not `polite`: who they are said it
+    already), after who they are. A request holding one of `closed` (", they can't make it") ends its
+    sentence: none is joined after it. Every request's words are kept whole: nothing a task needs is dropped."""
+    groups = _sentences(requests, lang, rng, closed)
     pool = (IN_ORDER if ordered else OPENERS)[lang]
     openers = rng.sample(pool, len(pool)) * 2  # a second round for the longest requests
-    sentences = [_opening(groups[0], lang, rng, zh_direct)]
+    sentences = [_opening(groups[0], lang, rng, zh_direct, polite)]
     for index, text in enumerate(groups[1:], start=1):
         opener = rng.choice(LAST[lang]) if index == len(groups) - 1 and len(groups) > 2 else openers.pop()
         sentences.append(opener + ("" if lang == "zh" else " ") + text)
@@ -342,12 +343,13 @@ def one_request(requests: Sequence[str], lang: str, rng: random.Random, identity
     return (identity + " " if identity else "") + body
 
 
-def _sentences(requests: Sequence[str], lang: str, rng: random.Random) -> list[str]:
+def _sentences(requests: Sequence[str], lang: str, rng: random.Random, closed: tuple[str, ...] = ()) -> list[str]:
     """The requests as sentences: now and then two neighbours in one ("X, and then Y"), never a question."""
     groups: list[list[str]] = []
     for request in requests:
         last = groups[-1] if groups else None
         if last is not None and len(last) == 1 and not last[0].endswith(ASKS) and not request.endswith(ASKS) \
+                and not any(mark in last[0] for mark in closed) \
                 and len(last[0]) + len(request) < (70 if lang == "zh" else 130) and rng.random() < 0.6:
             last.append(request)
         else:
@@ -360,13 +362,13 @@ def _joiner(drawn: str, following: str) -> str:
     return ZH_AFTER if drawn == ZH_AGAIN and following.startswith(ZH_NOT_AFTER_AGAIN) else drawn
 
 
-def _opening(text: str, lang: str, rng: random.Random, zh_direct: tuple[str, ...]) -> str:
+def _opening(text: str, lang: str, rng: random.Random, zh_direct: tuple[str, ...], polite: bool = True) -> str:
     """The first sentence, with 请 when it does not start as one speaks directly, or now and then "Please"."""
     if lang == "zh":
         direct = text.startswith((*zh_direct, ZH_QUOTE)) or text[0].isdigit() or text.endswith(ASKS)
         return text if direct else "请" + text
     verb = text[0].islower() and not text.startswith(NOT_VERBS) and not text.endswith(ASKS)
-    return "please " + text if verb and rng.random() < 0.5 else text
+    return "please " + text if polite and verb and rng.random() < 0.5 else text
 
 
 def special_problem(category: str, answer: Mapping[str, Any], functions: Sequence[Mapping[str, Any]]) -> str:

@@ -13,6 +13,8 @@ follow the difficulty level (`scenarios.generation.LEVELS`):
    `QueryMeeting`), or the account first (a newcomer's token from `RegisterUser`, a forgotten
    password reset with the code `ForgotPassword` sends, then `GetUserToken`);
 4. four requests, two of them of the kind of 3, and the tools of an unrelated API-Bank service offered too;
+   written as one person's message (`scenarios.generation.one_request`: two requests to a sentence now
+   and then, connectors drawn without repeating, the username and password said once, first);
 5. six requests, as 4; one candidate in twenty is instead one of ACEBench's special cases (an alarm's
    or a reminder's time, a check-out day or an appointment's date missing; a date that does not exist;
    a request no tool serves), a single reply scored as ACEBench scores its special categories.
@@ -36,7 +38,7 @@ from typing import Any
 
 from sandbox import Call, World
 
-from ..generation import Candidate, draws_special, one_message
+from ..generation import Candidate, draws_special, one_message, one_request
 from ..world_tasks import WorldTask, end_state, world_task
 from .drafting import WORLD_SEED, hour_later, key_by_count, key_by_max, lower_first, world_draw
 from .phrases import (
@@ -55,12 +57,16 @@ from .phrases import (
 from .service_requests import ServiceRequests
 from .world import apibank_world
 
-VERSION = "2"
+VERSION = "3"  # levels 4 and 5 written as one message; 1 to 3 give version 2's bytes (`STREAM`)
+STREAM = "2"
 SPECIAL_SHARE = 0.05
 VERIFICATION_CODE = 970420  # ForgotPassword's fixed code
 DISTRACTORS = ("Hotel", "Stock", "SmartHome", "Health", "Hospital", "BankAccounts")
 _TOKEN_ALPHABET = string.ascii_letters + string.digits
 # Chinese requests that read right without a leading 请: about oneself, a quote, a time, a person.
+# An English request with a clause of its own (", they can't make it", "; I'm Carol Diaz") takes no second
+# request after it in one sentence ("..., remove it and then ..." reads as one breathless line).
+EN_CLOSED = (", ", "; ")
 ZH_DIRECT = ("我", "把", "“", "帮", "定", "彻底", *"123456789", *PEOPLE["zh"])
 
 
@@ -358,6 +364,9 @@ class _Draft(ServiceRequests):
 
     def question(self) -> str:
         identity = self.identity()
+        if self.difficulty >= 4:
+            return one_request(self.requests, self.lang, self.rng, identity, zh_direct=ZH_DIRECT,
+                               polite="please" not in identity.lower(), closed=EN_CLOSED).strip()
         return one_message(identity, self.requests, self.lang, self.rng, self.phrases["then"],
                            zh_direct=ZH_DIRECT, zh_question=ZH_QUESTION, zh_comma=ZH_COMMA,
                            zh_stop=ZH_STOP).strip()
@@ -410,6 +419,7 @@ class ApiBankGenerator:
     family: str = "apibank"
     version: str = VERSION
     languages: tuple[str, ...] = ("en", "zh")
+    stream: str = STREAM  # the random stream (`scenarios.generation.random_stream`)
 
     def propose(self, rng: random.Random, difficulty: int, lang: str) -> Candidate:
         special = draws_special(rng, difficulty, SPECIAL_SHARE)

@@ -3,8 +3,9 @@ their records hold (agenda items, reminders, meeting topics, scenes, hotels, doc
 
 Each entry of `PHRASES` is a tuple of templates; the generator picks one with its seeded RNG.
 Placeholders: `{when}`/`{new}` a time as the user says it, `{day}`/`{until}` a date, `{content}`
-an agenda item or reminder, `{topic}`, `{room}`, `{people}` a meeting's, `{scene}`, `{device}`,
-`{hotel}`, `{doctor}`, `{patient}` things by the names the user knows them by.
+an agenda item or reminder, `{topic}`, `{room}`, `{people}` a meeting's, `{scene}`, `{device}` (`{whose}`
+its possessive: "blinds'", "lamp's"), `{hotel}`, `{doctor}`, `{patient}` things by the names the user knows
+them by.
 Records are English in English tasks and Chinese in Chinese ones (the user wrote them); user
 names, e-mail addresses, doctors' and hotels' names are the same in both.
 """
@@ -82,8 +83,8 @@ PHRASES: Phrases = MappingProxyType({
                          "I don't use the '{scene}' scene any more, delete it"),
         "switch": ("switch {state} the {device} {when}", "turn {state} the {device} {when}",
                    "set a timer to turn {state} the {device} {when}"),
-        "cancel_switch": ("cancel the {device}'s timer {when}", "remove the timed switch of the {device} {when}",
-                          "cancel the {device}'s timed switch {when}, I won't need it"),
+        "cancel_switch": ("cancel the {whose} timer {when}", "remove the timed switch of the {device} {when}",
+                          "cancel the {whose} timed switch {when}, I won't need it"),
         "open_bank": ("open a bank account named {account} with the password {pw} for {name}",
                       "I'd like a new bank account: account {account}, password {pw}, holder {name}",
                       "set up bank account {account} (password {pw}) in the name of {name}"),
@@ -231,12 +232,14 @@ DEVICES: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType({
 })
 HOTELS = ("Seaview Inn", "Grand Plaza", "Lakeside Lodge", "City Central Hotel", "Hilltop Suites")
 DOCTORS = ("Dr. Lund", "Dr. Okafor", "Dr. Chen", "Dr. Rossi", "Dr. Patel")
-# Health readings: (record name, what the user calls it, unit, low, high)
+# Health readings: (the name the record gets, what the user calls it, unit, low, high). The name is the user's
+# words as RecordHealthData's own example writes them (`heart_rate` for "heart rate"; in Chinese the words
+# themselves, like every record a Chinese user writes), so the instruction says what the call records.
 METRICS: Mapping[str, tuple[tuple[str, str, str, int, int], ...]] = MappingProxyType({
     "en": (("heart_rate", "heart rate", " bpm", 55, 110), ("steps", "steps", "", 2000, 15000),
-           ("weight", "weight", " kg", 50, 100), ("sleep_hours", "sleep", " hours", 4, 10)),
-    "zh": (("heart_rate", "心率", "次/分", 55, 110), ("steps", "步数", "步", 2000, 15000),
-           ("weight", "体重", "公斤", 50, 100), ("sleep_hours", "睡眠", "小时", 4, 10)),
+           ("weight", "weight", " kg", 50, 100), ("sleep", "sleep", " hours", 4, 10)),
+    "zh": (("心率", "心率", "次/分", 55, 110), ("步数", "步数", "步", 2000, 15000),
+           ("体重", "体重", "公斤", 50, 100), ("睡眠", "睡眠", "小时", 4, 10)),
 })
 PASSWORD_WORDS = ("blue", "sun", "oak", "jazz", "maple", "river", "comet", "pearl")
 

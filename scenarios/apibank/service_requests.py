@@ -13,6 +13,11 @@ from .drafting import Draft, Table, lower_first, world_draw
 from .phrases import DEVICES, DOCTORS, HOTELS, METRICS, PEOPLE, SCENES
 
 
+def possessive(name: str) -> str:
+    """"the blinds' timer", "the lamp's timer"."""
+    return name + ("'" if name.endswith("s") else "'s")
+
+
 class ServiceRequests(Draft):
     """The token-free requests (`Draft` with them)."""
 
@@ -85,14 +90,15 @@ class ServiceRequests(Draft):
             table: Table = {}
             for _ in range(2):
                 name, _word, _unit, low, high = self.rng.choice(METRICS[self.lang])
-                table[f"P{self.rng.randrange(100, 1000)}"] = [{"time": self.moment()[0], name: self.rng.randint(low,
-                                                                                                              high)}]
+                table[f"P{self.rng.randrange(100, 1000)}"] = [{"time": self.moment()[0],
+                                                               name: str(self.rng.randint(low, high))}]
             return table
         table = self.table("Health", "health", draw)
         pid = self.rng.choice(sorted(table)) if self.rng.random() < 0.7 else f"P{self.rng.randrange(100, 1000)}"
         time, when = self.moment()
         metrics = self.rng.sample(METRICS[self.lang], self.rng.choice((1, 2)))
-        items = [{"name": name, "value": self.rng.randint(low, high)} for name, _, _, low, high in metrics]
+        # values as the API's example writes them ('80'), said without their unit
+        items = [{"name": name, "value": str(self.rng.randint(low, high))} for name, _, _, low, high in metrics]
         words = [self.phrases["reading"][0].format(word=word, value=item["value"], unit=unit)
                  for (_, word, unit, _, _), item in zip(metrics, items, strict=True)]
         self.call("RecordHealthData", user_id=pid, time=time, health_data=items)
@@ -185,7 +191,8 @@ class ServiceRequests(Draft):
         self.call("CancelTimedSwitch", name=device, time=entry["time"])
         table[device].remove(entry)
         self.change("SmartHome", "switches")
-        self.requests.append(self.say("cancel_switch", device=device, when=self.said(entry["time"])))
+        self.requests.append(self.say("cancel_switch", device=device, whose=possessive(device),
+                                      when=self.said(entry["time"])))
         return True
 
     def hotel(self) -> bool:
