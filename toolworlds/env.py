@@ -20,6 +20,7 @@ import hashlib
 import inspect
 import json
 from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, SupportsFloat
 
@@ -34,12 +35,13 @@ from scenarios.registry import FAMILIES
 
 from .agents import ChatMessage, ToolCall, Turn
 from .episode_score import episode_score
-from .episodes import Episode, start_episode
+from .episodes import Episode, Opening, start_episode, task_opening
 from .llm import api_message, task_protocol
 from .prebuilt import TaskWorlds, shared_task_worlds
 from .signatures import OfferedTool, python_name_problems, tool_method
 from .spaces import AssistantMessage, Conversation
 from .task_options import TaskOptions
+from .users import ScriptedUser
 
 UserFactory = Callable[[Task], Any]
 _LIMITS = frozenset({"step limit", "turn limit"})
@@ -112,7 +114,7 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         self._seen = 0
         self._shown = 0
         self._final: dict[str, Any] | None = None
-        self._openings: dict[tuple[str, str | None], tuple[Task, str, str, list[dict[str, Any]]]] = {}
+        self._openings: dict[tuple[str, str | None], _TaskStart] = {}
 
     # -- the gymnasium API -----------------------------------------------------------------
 
@@ -128,8 +130,10 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
 
     def step(self, action: Any) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
         records, problem = self._act(action)
-        while self._user_turn():
-            self._send(self._user.respond(self._conversation()))
+        request = self._request
+        while request is not None and request[0] == "user":
+            self._send(self._user.respond(request[1]))
+            request = self._request
         return self._stepped(records, problem)
 
     async def areset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -207,33 +211,34 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
 
     def _begin(self, seed: int | None, options: dict[str, Any] | None) -> None:
         super().reset(seed=seed)
-        task_id = (options or {}).get("task")
+        task_id = options.get("task") if options else None
         if task_id is None:
             task_id = self.task_ids[int(self.np_random.integers(len(self.task_ids)))]
         elif task_id not in self.task_ids:
             raise ValueError(f"task {task_id!r} is not one of this environment's tasks")
         key = (task_id, self.protocol)
-        opening = self._openings.get(key)
-        if opening is None:
-            opening = self._openings[key] = self._opening(task_id)
-        self.task = task = opening[0]
-        user = self._make_user(task) if self._make_user is not None else None
+        start = self._openings.get(key)
+        if start is None:
+            start = self._openings[key] = self._start_of(task_id)
+        self.task = task = start.task
+        user = self._make_user(task) if self._make_user is not None else start.user
         world, episode, user, steps, request = start_episode(
-            task, world=self.worlds.fork(task_id), user=user, max_steps=self.max_steps, max_turns=self.max_turns)
+            task, world=self.worlds.fork(task_id), user=user, max_steps=self.max_steps, max_turns=self.max_turns,
+            opening=start.opening)
         self._world, self._episode, self._user, self._steps, self._request = world, episode, user, steps, request
-        self._protocol = opening[1]
-        self._messages = [{"role": "system", "content": opening[2]}]
-        self._tools = opening[3]
+        self._protocol = start.protocol
+        self._messages = [{"role": "system", "content": start.prompt}]
+        self._tools = start.tools
         self._seen = self._shown = 0
         self._final = None
 
-    def _opening(self, task_id: str) -> tuple[Task, str, str, list[dict[str, Any]]]:
-        """What every episode of the task starts from, whatever happens in it: the task, its protocol, the system
-        prompt and the tools (the family's shared copy). Kept per task and protocol by `_begin`, as a third of
-        a reset went to looking them up again."""
+    def _start_of(self, task_id: str) -> _TaskStart:
+        """What every episode of the task starts from, whatever happens in it. Kept per task and protocol
+        by `_begin`, as a third of a reset went to looking it up again."""
         task = self.worlds.task(task_id)
         protocol = self.protocol or task_protocol(task)
-        return task, protocol, self.worlds.prompt(task_id, protocol), self.worlds.shared_offered(task_id)
+        return _TaskStart(task, protocol, self.worlds.prompt(task_id, protocol), self.worlds.shared_offered(task_id),
+                          task_opening(task), ScriptedUser(task.question))
 
     def _conversation(self) -> list[ChatMessage]:
         assert self._request is not None
@@ -257,9 +262,14 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
             turn, problem = read_action(action)[0], None
         except TypeError as exc:
             turn, problem = Turn(), str(exc)
-        before = len(self._episode.records)
-        self._send(turn)
-        return self._episode.records[before:], problem
+        records = self._episode.records
+        before = len(records)
+        assert self._steps is not None
+        try:  # `_send`, written out: a frame less on every step
+            self._request = self._steps.send(turn)
+        except StopIteration:
+            self._request = None
+        return records[before:], problem
 
     def _catch_up(self) -> None:
         """The conversation's new messages, as the chat API is sent them in the episode's protocol."""
@@ -298,6 +308,19 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         episode = self._episode
         return {"task": self.task.id, "category": self.task.category, "steps": episode.steps,
                 "turns": episode.turns, "stop_reason": episode.stop_reason, "protocol": self._protocol}
+
+
+@dataclass(frozen=True, slots=True)
+class _TaskStart:
+    """What every episode of a task starts from: the task, its protocol, the system prompt, the tools (the
+    family's shared copy), its `Opening`, and the scripted user (it keeps nothing between replies)."""
+
+    task: Task
+    protocol: str
+    prompt: str
+    tools: list[dict[str, Any]]
+    opening: Opening
+    user: ScriptedUser
 
 
 async def _answer(reply: Any) -> Any:
