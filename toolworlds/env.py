@@ -112,7 +112,6 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         self._messages: list[dict[str, Any]] = []
         self._tools: list[dict[str, Any]] = []
         self._seen = 0
-        self._shown = 0
         self._final: dict[str, Any] | None = None
         self._openings: dict[tuple[str, str | None], _TaskStart] = {}
 
@@ -124,8 +123,10 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         The observation holds all a model is given before it first speaks: the system prompt, the
         task's opening message(s) and its tools."""
         self._begin(seed, options)
-        while self._user_turn():
-            self._send(self._user.respond(self._conversation()))
+        request = self._request
+        while request is not None and request[0] == "user":
+            self._send(self._user.respond(request[1]))
+            request = self._request
         return self._observed()
 
     def step(self, action: Any) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
@@ -227,9 +228,9 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
             opening=start.opening)
         self._world, self._episode, self._user, self._steps, self._request = world, episode, user, steps, request
         self._protocol = start.protocol
-        self._messages = [{"role": "system", "content": start.prompt}]
+        self._messages = list(start.head)
         self._tools = start.tools
-        self._seen = self._shown = 0
+        self._seen = len(start.opening.messages)
         self._final = None
 
     def _start_of(self, task_id: str) -> _TaskStart:
@@ -237,8 +238,11 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         by `_begin`, as a third of a reset went to looking it up again."""
         task = self.worlds.task(task_id)
         protocol = self.protocol or task_protocol(task)
-        return _TaskStart(task, protocol, self.worlds.prompt(task_id, protocol), self.worlds.shared_offered(task_id),
-                          task_opening(task), ScriptedUser(task.question))
+        opening = task_opening(task)
+        head = ({"role": "system", "content": self.worlds.prompt(task_id, protocol)},
+                *[api_message(message, protocol) for message in opening.messages])
+        return _TaskStart(task, protocol, head, self.worlds.shared_offered(task_id), opening,
+                          ScriptedUser(task.question))
 
     def _conversation(self) -> list[ChatMessage]:
         assert self._request is not None
@@ -259,7 +263,7 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         if self._request is None:
             raise RuntimeError("the episode is over: call reset()")
         try:
-            turn, problem = read_action(action)[0], None
+            turn, problem = _text_turn(action) if type(action) is str else read_action(action)[0], None
         except TypeError as exc:
             turn, problem = Turn(), str(exc)
         records = self._episode.records
@@ -271,53 +275,57 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
             self._request = None
         return records[before:], problem
 
-    def _catch_up(self) -> None:
-        """The conversation's new messages, as the chat API is sent them in the episode's protocol."""
+    def _catch_up(self) -> list[dict[str, Any]]:
+        """The conversation's new messages, as the chat API is sent them in the episode's protocol: added to
+        the episode's API messages, and returned."""
         messages = self._episode.messages
         protocol = self._protocol
-        self._messages += [api_message(message, protocol) for message in messages[self._seen:]]
+        new = [api_message(message, protocol) for message in messages[self._seen:]]
+        self._messages += new
         self._seen = len(messages)
+        return new
 
     def _observed(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The reset observation (every message so far: the system prompt and the opening, either way
+        `observe` is set) and its info."""
         self._catch_up()
-        return self._observation(), self._info()
+        return {"messages": self._messages[:], "tools": self._tools}, self._info()
 
     def _stepped(self, records: list[CallRecord], problem: str | None
                  ) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
-        self._catch_up()
+        """A step's observation: the messages it added (with `observe="all"`, every message so far), and the
+        task's tools. Message dicts and the tools are shared between observations (the system prompt's and the
+        opening's, and the tools, between episodes of the task): copy one before editing it."""
+        new = self._catch_up()
+        observation = {"messages": new if self.observe == "new" else self._messages[:], "tools": self._tools}
         info = self._info()
         info["call_errors"] = [r.error.type for r in records if r.error is not None]
         if problem is not None:
             info["action_error"] = problem
         if self._request is not None:
-            return self._observation(), 0.0, False, False, info
+            return observation, 0.0, False, False, info
         info["score"] = self.score()
         self._final = copy.deepcopy(info["score"])
         truncated = self._episode.stop_reason in _LIMITS
-        return self._observation(), float(info["score"]["reward"]), not truncated, truncated, info
-
-    def _observation(self) -> dict[str, Any]:
-        """The messages not yet observed (or, with `observe="all"`, every message so far) and the task's
-        tools. Message dicts and the tools are shared between observations: copy one before editing it."""
-        start = 0 if self.observe == "all" else self._shown
-        self._shown = len(self._messages)
-        return {"messages": self._messages[start:], "tools": self._tools}
+        return observation, float(info["score"]["reward"]), not truncated, truncated, info
 
     def _info(self) -> dict[str, Any]:
-        assert self.task is not None
+        task = self.task
+        assert task is not None
         episode = self._episode
-        return {"task": self.task.id, "category": self.task.category, "steps": episode.steps,
+        return {"task": task.id, "category": task.category, "steps": episode.steps,
                 "turns": episode.turns, "stop_reason": episode.stop_reason, "protocol": self._protocol}
 
 
 @dataclass(frozen=True, slots=True)
 class _TaskStart:
-    """What every episode of a task starts from: the task, its protocol, the system prompt, the tools (the
-    family's shared copy), its `Opening`, and the scripted user (it keeps nothing between replies)."""
+    """What every episode of a task starts from: the task, its protocol, the API messages before the agent
+    speaks (the system prompt and, when no user opens, the opening's messages), the tools (the family's shared
+    copy), its `Opening`, and the scripted user (it keeps nothing between replies)."""
 
     task: Task
     protocol: str
-    prompt: str
+    head: tuple[dict[str, Any], ...]
     tools: list[dict[str, Any]]
     opening: Opening
     user: ScriptedUser
