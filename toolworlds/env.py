@@ -224,7 +224,7 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         self.task = task = start.task
         user = self._make_user(task) if self._make_user is not None else start.user
         world, episode, user, steps, request = start_episode(
-            task, world=self.worlds.fork(task_id), user=user, max_steps=self.max_steps, max_turns=self.max_turns,
+            task, world=start.built.fork(), user=user, max_steps=self.max_steps, max_turns=self.max_turns,
             opening=start.opening)
         self._world, self._episode, self._user, self._steps, self._request = world, episode, user, steps, request
         self._protocol = start.protocol
@@ -242,7 +242,7 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         head = ({"role": "system", "content": self.worlds.prompt(task_id, protocol)},
                 *[api_message(message, protocol) for message in opening.messages])
         return _TaskStart(task, protocol, head, self.worlds.shared_offered(task_id), opening,
-                          ScriptedUser(task.question))
+                          ScriptedUser(task.question), self.worlds.start(task_id))
 
     def _conversation(self) -> list[ChatMessage]:
         assert self._request is not None
@@ -288,7 +288,8 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
     def _observed(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """The reset observation (every message so far: the system prompt and the opening, either way
         `observe` is set) and its info."""
-        self._catch_up()
+        if self._seen != len(self._episode.messages):  # a user opened (the task's opening is in `head`)
+            self._catch_up()
         return {"messages": self._messages[:], "tools": self._tools}, self._info()
 
     def _stepped(self, records: list[CallRecord], problem: str | None
@@ -321,7 +322,7 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
 class _TaskStart:
     """What every episode of a task starts from: the task, its protocol, the API messages before the agent
     speaks (the system prompt and, when no user opens, the opening's messages), the tools (the family's shared
-    copy), its `Opening`, and the scripted user (it keeps nothing between replies)."""
+    copy), its `Opening`, the scripted user (it keeps nothing between replies) and the prebuilt world."""
 
     task: Task
     protocol: str
@@ -329,6 +330,7 @@ class _TaskStart:
     tools: list[dict[str, Any]]
     opening: Opening
     user: ScriptedUser
+    built: World  # the task's prebuilt world (`TaskWorlds.start`): forked, never acted on
 
 
 async def _answer(reply: Any) -> Any:
