@@ -362,9 +362,9 @@ def read_action(action: Any) -> tuple[Turn, dict[str, Any] | None]:
     return Turn(text=content or "", tool_calls=tool_calls), assistant
 
 
-def _text_turn(text: str) -> Turn:
-    """The one place a text action is read (as a run reads a model's text reply)."""
-    return Turn.from_text(text)
+# The one place a text action is read (as a run reads a model's text reply): `Turn.from_text` under its own
+# name, not wrapped, as a step's frames add up.
+_text_turn = Turn.from_text
 
 
 def _content_text(content: Any) -> str | None:
