@@ -13,7 +13,7 @@ from sandbox.parsing import Call
 from scenarios.banking.family import load_tasks
 from tests.fake_chat import chat_endpoint
 from toolworlds.agents import NoisyAgent, OracleAgent, ToolCall, Turn
-from toolworlds.episodes import arun_episode, run_episode
+from toolworlds.episodes import arun_episode, run_episode, start_episode, task_opening
 from toolworlds.llm import ChatClient, LLMAgent, LLMUser
 
 TASKS = {task.id: task for task in load_tasks()}
@@ -136,3 +136,34 @@ def test_llm_agent_and_user_over_an_openai_compatible_endpoint(fake_endpoint: st
     assert episode.records[-1].ok and episode.records[-1].tool == "deposit"
     assert world.state()["Bank"]["accounts"]["A001"]["balance"] == "12010.00"
     assert episode.stop_reason == "user ended"
+
+
+class _Opened:
+    """A task with an opening conversation (task hook `opening_messages`), as API-Bank's samples have."""
+
+    id, category, question = "opened", "multi_step", "pay the rent"
+    functions: list[dict[str, Any]] = []
+    opening_messages = (("system", "be brief"), {"role": "user", "content": "pay the rent"})
+
+    def world(self, seed: int = 0) -> Any:
+        return STEP.world(seed)
+
+
+def test_an_opening_read_once_starts_every_episode_as_reading_it_each_time() -> None:
+    """`ToolEnv` reads a task's `Opening` once and passes it to `start_episode`: each episode starts the same as
+    one that reads the hooks itself, in a conversation of its own."""
+    for task in (STEP, TURN, _Opened()):
+        opening = task_opening(task)
+        starts = []
+        for given in (None, opening, opening):
+            _, episode, _, steps, request = start_episode(task, opening=given)
+            assert request is not None
+            starts.append((request[0], list(request[1])))
+            if request[0] == "agent":
+                with pytest.raises(StopIteration):
+                    steps.send(Turn(text="done"))
+                assert episode.stop_reason == "agent answered"
+        assert starts[0] == starts[1] == starts[2], task.id
+    assert [(m.role, m.content, m.source) for m in task_opening(_Opened()).messages] == [
+        ("system", "be brief", "task"), ("user", "pay the rent", "task")]
+    assert task_opening(TURN).multi_turn and not task_opening(TURN).messages

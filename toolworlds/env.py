@@ -20,6 +20,7 @@ import hashlib
 import inspect
 import json
 from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, SupportsFloat
 
@@ -34,12 +35,13 @@ from scenarios.registry import FAMILIES
 
 from .agents import ChatMessage, ToolCall, Turn
 from .episode_score import episode_score
-from .episodes import Episode, start_episode
+from .episodes import Episode, Opening, start_episode, task_opening
 from .llm import api_message, task_protocol
 from .prebuilt import TaskWorlds, shared_task_worlds
 from .signatures import OfferedTool, python_name_problems, tool_method
 from .spaces import AssistantMessage, Conversation
 from .task_options import TaskOptions
+from .users import ScriptedUser
 
 UserFactory = Callable[[Task], Any]
 _LIMITS = frozenset({"step limit", "turn limit"})
@@ -110,9 +112,8 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         self._messages: list[dict[str, Any]] = []
         self._tools: list[dict[str, Any]] = []
         self._seen = 0
-        self._shown = 0
         self._final: dict[str, Any] | None = None
-        self._openings: dict[tuple[str, str | None], tuple[Task, str, str, list[dict[str, Any]]]] = {}
+        self._openings: dict[tuple[str, str | None], _TaskStart] = {}
 
     # -- the gymnasium API -----------------------------------------------------------------
 
@@ -122,14 +123,18 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         The observation holds all a model is given before it first speaks: the system prompt, the
         task's opening message(s) and its tools."""
         self._begin(seed, options)
-        while self._user_turn():
-            self._send(self._user.respond(self._conversation()))
+        request = self._request
+        while request is not None and request[0] == "user":
+            self._send(self._user.respond(request[1]))
+            request = self._request
         return self._observed()
 
     def step(self, action: Any) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
         records, problem = self._act(action)
-        while self._user_turn():
-            self._send(self._user.respond(self._conversation()))
+        request = self._request
+        while request is not None and request[0] == "user":
+            self._send(self._user.respond(request[1]))
+            request = self._request
         return self._stepped(records, problem)
 
     async def areset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -207,33 +212,37 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
 
     def _begin(self, seed: int | None, options: dict[str, Any] | None) -> None:
         super().reset(seed=seed)
-        task_id = (options or {}).get("task")
+        task_id = options.get("task") if options else None
         if task_id is None:
             task_id = self.task_ids[int(self.np_random.integers(len(self.task_ids)))]
         elif task_id not in self.task_ids:
             raise ValueError(f"task {task_id!r} is not one of this environment's tasks")
         key = (task_id, self.protocol)
-        opening = self._openings.get(key)
-        if opening is None:
-            opening = self._openings[key] = self._opening(task_id)
-        self.task = task = opening[0]
-        user = self._make_user(task) if self._make_user is not None else None
+        start = self._openings.get(key)
+        if start is None:
+            start = self._openings[key] = self._start_of(task_id)
+        self.task = task = start.task
+        user = self._make_user(task) if self._make_user is not None else start.user
         world, episode, user, steps, request = start_episode(
-            task, world=self.worlds.fork(task_id), user=user, max_steps=self.max_steps, max_turns=self.max_turns)
+            task, world=start.built.fork(), user=user, max_steps=self.max_steps, max_turns=self.max_turns,
+            opening=start.opening)
         self._world, self._episode, self._user, self._steps, self._request = world, episode, user, steps, request
-        self._protocol = opening[1]
-        self._messages = [{"role": "system", "content": opening[2]}]
-        self._tools = opening[3]
-        self._seen = self._shown = 0
+        self._protocol = start.protocol
+        self._messages = list(start.head)
+        self._tools = start.tools
+        self._seen = len(start.opening.messages)
         self._final = None
 
-    def _opening(self, task_id: str) -> tuple[Task, str, str, list[dict[str, Any]]]:
-        """What every episode of the task starts from, whatever happens in it: the task, its protocol, the system
-        prompt and the tools (the family's shared copy). Kept per task and protocol by `_begin`, as a third of
-        a reset went to looking them up again."""
+    def _start_of(self, task_id: str) -> _TaskStart:
+        """What every episode of the task starts from, whatever happens in it. Kept per task and protocol
+        by `_begin`, as a third of a reset went to looking it up again."""
         task = self.worlds.task(task_id)
         protocol = self.protocol or task_protocol(task)
-        return task, protocol, self.worlds.prompt(task_id, protocol), self.worlds.shared_offered(task_id)
+        opening = task_opening(task)
+        head = ({"role": "system", "content": self.worlds.prompt(task_id, protocol)},
+                *[api_message(message, protocol) for message in opening.messages])
+        return _TaskStart(task, protocol, head, self.worlds.shared_offered(task_id), opening,
+                          ScriptedUser(task.question), self.worlds.start(task_id))
 
     def _conversation(self) -> list[ChatMessage]:
         assert self._request is not None
@@ -254,50 +263,74 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         if self._request is None:
             raise RuntimeError("the episode is over: call reset()")
         try:
-            turn, problem = read_action(action)[0], None
+            turn, problem = _text_turn(action) if type(action) is str else read_action(action)[0], None
         except TypeError as exc:
             turn, problem = Turn(), str(exc)
-        before = len(self._episode.records)
-        self._send(turn)
-        return self._episode.records[before:], problem
+        records = self._episode.records
+        before = len(records)
+        assert self._steps is not None
+        try:  # `_send`, written out: a frame less on every step
+            self._request = self._steps.send(turn)
+        except StopIteration:
+            self._request = None
+        return records[before:], problem
 
-    def _catch_up(self) -> None:
-        """The conversation's new messages, as the chat API is sent them in the episode's protocol."""
+    def _catch_up(self) -> list[dict[str, Any]]:
+        """The conversation's new messages, as the chat API is sent them in the episode's protocol: added to
+        the episode's API messages, and returned."""
         messages = self._episode.messages
         protocol = self._protocol
-        self._messages += [api_message(message, protocol) for message in messages[self._seen:]]
+        new = [api_message(message, protocol) for message in messages[self._seen:]]
+        self._messages += new
         self._seen = len(messages)
+        return new
 
     def _observed(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        self._catch_up()
-        return self._observation(), self._info()
+        """The reset observation (every message so far: the system prompt and the opening, either way
+        `observe` is set) and its info."""
+        if self._seen != len(self._episode.messages):  # a user opened (the task's opening is in `head`)
+            self._catch_up()
+        return {"messages": self._messages[:], "tools": self._tools}, self._info()
 
     def _stepped(self, records: list[CallRecord], problem: str | None
                  ) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
-        self._catch_up()
+        """A step's observation: the messages it added (with `observe="all"`, every message so far), and the
+        task's tools. Message dicts and the tools are shared between observations (the system prompt's and the
+        opening's, and the tools, between episodes of the task): copy one before editing it."""
+        new = self._catch_up()
+        observation = {"messages": new if self.observe == "new" else self._messages[:], "tools": self._tools}
         info = self._info()
         info["call_errors"] = [r.error.type for r in records if r.error is not None]
         if problem is not None:
             info["action_error"] = problem
         if self._request is not None:
-            return self._observation(), 0.0, False, False, info
+            return observation, 0.0, False, False, info
         info["score"] = self.score()
         self._final = copy.deepcopy(info["score"])
         truncated = self._episode.stop_reason in _LIMITS
-        return self._observation(), float(info["score"]["reward"]), not truncated, truncated, info
-
-    def _observation(self) -> dict[str, Any]:
-        """The messages not yet observed (or, with `observe="all"`, every message so far) and the task's
-        tools. Message dicts and the tools are shared between observations: copy one before editing it."""
-        start = 0 if self.observe == "all" else self._shown
-        self._shown = len(self._messages)
-        return {"messages": self._messages[start:], "tools": self._tools}
+        return observation, float(info["score"]["reward"]), not truncated, truncated, info
 
     def _info(self) -> dict[str, Any]:
-        assert self.task is not None
+        task = self.task
+        assert task is not None
         episode = self._episode
-        return {"task": self.task.id, "category": self.task.category, "steps": episode.steps,
+        return {"task": task.id, "category": task.category, "steps": episode.steps,
                 "turns": episode.turns, "stop_reason": episode.stop_reason, "protocol": self._protocol}
+
+
+@dataclass(frozen=True, slots=True)
+class _TaskStart:
+    """What every episode of a task starts from: the task, its protocol, the API messages before the agent
+    speaks (the system prompt and, when no user opens, the opening's messages), the tools (the family's shared
+    copy), its `Opening`, the scripted user (it keeps nothing between replies) and the prebuilt world."""
+
+    task: Task
+    protocol: str
+    head: tuple[dict[str, Any], ...]
+    tools: list[dict[str, Any]]
+    opening: Opening
+    user: ScriptedUser
+    built: World  # the task's prebuilt world (`TaskWorlds.start`): forked, never acted on
 
 
 async def _answer(reply: Any) -> Any:
@@ -329,9 +362,9 @@ def read_action(action: Any) -> tuple[Turn, dict[str, Any] | None]:
     return Turn(text=content or "", tool_calls=tool_calls), assistant
 
 
-def _text_turn(text: str) -> Turn:
-    """The one place a text action is read (as a run reads a model's text reply)."""
-    return Turn.from_text(text)
+# The one place a text action is read (as a run reads a model's text reply): `Turn.from_text` under its own
+# name, not wrapped, as a step's frames add up.
+_text_turn = Turn.from_text
 
 
 def _content_text(content: Any) -> str | None:

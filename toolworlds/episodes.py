@@ -39,7 +39,7 @@ class EpisodeTask(Protocol):
     def world(self, seed: int = 0) -> World: ...
 
 
-@dataclass
+@dataclass(slots=True)
 class Episode:
     """What happened: the conversation, the calls, and how it ended.
 
@@ -69,21 +69,45 @@ _Request = tuple[str, list[ChatMessage]]
 _RESULTS = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
-def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn: bool, max_steps: int,
-                  max_turns: int) -> Generator[_Request, Any, None]:
-    conversation = episode.messages
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """What a task's hooks say of every episode of it: whether a user simulator takes part (`multi_turn`),
+    whether the agent's first reply is all that is scored (`single_reply`), and the conversation the agent
+    first sees when no user opens it (the task's `opening_messages`, else its question). Read by
+    `task_opening`; a caller starting many episodes of one task (`ToolEnv`) reads it once and passes it to
+    `start_episode`, as the three hook lookups and the opening messages were a tenth of a reset."""
+
+    multi_turn: bool
+    single_reply: bool
+    messages: tuple[ChatMessage, ...]
+
+
+def task_opening(task: EpisodeTask) -> Opening:
+    """The task's `Opening`, from its hooks (the messages are frozen, so episodes can share them)."""
     single_reply = bool(task_hook(task, "single_reply", False))
     opening = task_hook(task, "opening_messages")  # task hook: the conversation so far
+    multi_turn = _multi_turn(task)
+    if multi_turn:
+        messages: tuple[ChatMessage, ...] = ()
+    elif opening:
+        messages = tuple([opening_message(entry) for entry in opening])
+    else:
+        messages = (ChatMessage("user", task.question, source="task"),)
+    return Opening(multi_turn, single_reply, messages)
+
+
+def _conversation(world: World, episode: Episode, opening: Opening, max_steps: int,
+                  max_turns: int) -> Generator[_Request, Any, None]:
+    conversation = episode.messages
+    single_reply, multi_turn = opening.single_reply, opening.multi_turn
     if multi_turn:
         opened = yield ("user", conversation)
         conversation.append(_said("user", opened))
         if END in opened:  # the user is done before the agent said a word: it is not asked again
             episode.finished, episode.stop_reason = True, "user ended"
             return
-    elif opening:
-        conversation.extend(opening_message(entry) for entry in opening)
     else:
-        conversation.append(ChatMessage("user", task.question, source="task"))
+        conversation.extend(opening.messages)
     while True:
         if episode.steps >= max_steps:
             episode.stop_reason = "step limit"
@@ -107,7 +131,8 @@ def _conversation(task: EpisodeTask, world: World, episode: Episode, multi_turn:
                 return
         elif turn.calls or turn.call_text is not None:
             _run_written(turn, world, episode)
-            if _over_call_limit(episode.records[-1:]):  # the same limit, the same end, for calls written as text
+            records = episode.records  # the same limit, the same end, for calls written as text
+            if records and records[-1].error is not None and _over_call_limit(records[-1:]):
                 episode.stop_reason = "call limit"
                 return
         else:
@@ -210,20 +235,6 @@ def _end_on_reply(episode: Episode, turn: Turn) -> None:
     episode.finished, episode.stop_reason = True, "single reply"
 
 
-def _start(task: EpisodeTask, world: World | None, user: Any, max_steps: int, max_turns: int
-           ) -> tuple[World, Episode, Any, Generator[_Request, Any, None], _Request | None]:
-    """Everything both drivers set up: the world, the record, the user, the first request."""
-    world = world or task.world()
-    episode = Episode(task.id)
-    user = user or ScriptedUser(task.question)
-    steps = _conversation(task, world, episode, _multi_turn(task), max_steps, max_turns)
-    try:
-        first: _Request | None = next(steps)
-    except StopIteration:
-        first = None
-    return world, episode, user, steps, first
-
-
 def _multi_turn(task: EpisodeTask) -> bool:
     """Whether a user simulator takes part: multi-turn tasks, and tasks that say so (task hook `multi_turn`)."""
     return task.category == "multi_turn" or task_hook(task, "multi_turn", False) is True
@@ -251,11 +262,21 @@ def _fail(episode: Episode, who: str, exc: Exception) -> None:
 
 
 def start_episode(task: EpisodeTask, *, world: World | None = None, user: Any = None, max_steps: int = 30,
-                  max_turns: int = 10) -> tuple[World, Episode, Any, Generator[_Request, Any, None], _Request | None]:
-    """The conversation `run_episode` drives, for a caller that supplies the agent's turns itself
-    (`toolworlds.env.ToolEnv`): the world, the record, the user, the conversation generator and
-    its first request, `("agent" | "user", conversation)` or None once the episode is over."""
-    return _start(task, world, user, max_steps, max_turns)
+                  max_turns: int = 10, opening: Opening | None = None
+                  ) -> tuple[World, Episode, Any, Generator[_Request, Any, None], _Request | None]:
+    """Everything a driver sets up (`run_episode`, `arun_episode`, and a caller that supplies the agent's turns
+    itself: `toolworlds.env.ToolEnv`): the world, the record, the user, the conversation generator and its
+    first request, `("agent" | "user", conversation)` or None once the episode is over. `opening` is
+    `task_opening(task)`, when the caller keeps it (else it is read)."""
+    world = world or task.world()
+    episode = Episode(task.id)
+    user = user or ScriptedUser(task.question)
+    steps = _conversation(world, episode, opening or task_opening(task), max_steps, max_turns)
+    try:
+        first: _Request | None = next(steps)
+    except StopIteration:
+        first = None
+    return world, episode, user, steps, first
 
 
 def run_episode(task: EpisodeTask, agent: Agent, *, user: UserSimulator | None = None, world: World | None = None,
@@ -263,7 +284,8 @@ def run_episode(task: EpisodeTask, agent: Agent, *, user: UserSimulator | None =
                 openai: list[dict[str, Any]] | None = None) -> tuple[World, Episode]:
     """Run a task with a sync agent; multi-turn tasks use `user` (default: a scripted user). `openai` is
     the task's tools as OpenAI schemas when the caller has made them (see `tools_for`)."""
-    world, episode, user, steps, request = _start(task, world, user, max_steps, max_turns)
+    world, episode, user, steps, request = start_episode(task, world=world, user=user, max_steps=max_steps,
+                                                         max_turns=max_turns)
     tools, request = _prepare(task, episode, agent, user, request, openai)
     while request is not None:
         who, conversation = request
@@ -313,7 +335,8 @@ def _advance(steps: Generator[_Request, Any, None], answer: Any, episode: Episod
 async def arun_episode(task: EpisodeTask, agent: Agent | AsyncAgent, *, user: Any | None = None,
                        world: World | None = None, max_steps: int = 30, max_turns: int = 10) -> tuple[World, Episode]:
     """Like `run_episode`, for agents (and users) whose methods are coroutines."""
-    world, episode, user, steps, request = _start(task, world, user, max_steps, max_turns)
+    world, episode, user, steps, request = start_episode(task, world=world, user=user, max_steps=max_steps,
+                                                         max_turns=max_turns)
     tools, request = _prepare(task, episode, agent, user, request)
     while request is not None:
         who, conversation = request
