@@ -86,3 +86,13 @@ def test_a_protocol_changed_between_resets_is_the_next_episodes() -> None:
     assert info["protocol"] == "bracket"
     assert "[tool_name(" in observation["messages"][0]["content"]
     assert observation["tools"] is env.worlds.shared_offered("banking_multi_step_4")
+
+
+def test_an_observation_edited_by_its_user_leaves_the_next_episode_alone() -> None:
+    """The per-task start is kept between episodes; the message dicts an episode hands out are its own."""
+    env = ToolEnv("banking")
+    first, _ = env.reset(options={"task": "banking_multi_step_4"})
+    for message in first["messages"]:
+        message["content"] = "edited"
+    again, _ = env.reset(options={"task": "banking_multi_step_4"})
+    assert all(message["content"] != "edited" for message in again["messages"])

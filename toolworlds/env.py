@@ -228,7 +228,7 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
             opening=start.opening)
         self._world, self._episode, self._user, self._steps, self._request = world, episode, user, steps, request
         self._protocol = start.protocol
-        self._messages = list(start.head)
+        self._messages = [dict(message) for message in start.head]  # an episode's own: a user may edit them
         self._tools = start.tools
         self._seen = len(start.opening.messages)
         self._final = None
@@ -295,8 +295,8 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
     def _stepped(self, records: list[CallRecord], problem: str | None
                  ) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
         """A step's observation: the messages it added (with `observe="all"`, every message so far), and the
-        task's tools. Message dicts and the tools are shared between observations (the system prompt's and the
-        opening's, and the tools, between episodes of the task): copy one before editing it."""
+        task's tools. Message dicts and the tools are shared between observations (and the tools between episodes
+        of the task): copy one before editing it."""
         new = self._catch_up()
         observation = {"messages": new if self.observe == "new" else self._messages[:], "tools": self._tools}
         info = self._info()
