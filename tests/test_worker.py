@@ -127,3 +127,19 @@ def test_tool_lists_equal_only_by_python_equality_are_offered_apart() -> None:
     texts = [offered_tools(functions(value))[1] for value in (True, 1, 1.0, True)]
     assert len(set(texts)) == 3 and texts[0] == texts[3]
     assert "true" in texts[0] and "true" not in texts[1] and "1.0" in texts[2]
+
+
+def test_equal_tool_lists_have_the_same_exact_bytes_however_their_objects_are_shared() -> None:
+    """What finds a converted tool list again: two equal lists whose strings are referenced differently
+    (marshal's format 3 and later write that into the bytes) give the same bytes, and lists that differ
+    only by True, 1 and 1.0 do not."""
+    from toolworlds.worker import _exact
+
+    def functions(description: str, default: object = True) -> list[dict[str, object]]:
+        return [{"name": "set_flag", "description": description,
+                 "parameters": {"type": "object", "properties": {"on": {"default": default}}}}]
+
+    first = functions("".join(["Set ", "the flag."]))
+    held = "".join(["Set ", "the flag."])  # still referenced here as well as in the list
+    assert _exact(first) == _exact(functions(held))
+    assert len({_exact(functions(held, value)) for value in (True, 1, 1.0)}) == 3
