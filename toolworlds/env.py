@@ -123,18 +123,12 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         The observation holds all a model is given before it first speaks: the system prompt, the
         task's opening message(s) and its tools."""
         self._begin(seed, options)
-        request = self._request
-        while request is not None and request[0] == "user":
-            self._send(self._user.respond(request[1]))
-            request = self._request
+        self._users_turns()
         return self._observed()
 
     def step(self, action: Any) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
         records, problem = self._act(action)
-        request = self._request
-        while request is not None and request[0] == "user":
-            self._send(self._user.respond(request[1]))
-            request = self._request
+        self._users_turns()
         return self._stepped(records, problem)
 
     async def areset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -247,6 +241,13 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
     def _conversation(self) -> list[ChatMessage]:
         assert self._request is not None
         return self._request[1]
+
+    def _users_turns(self) -> None:
+        """The user's answers (a sync user's), until the agent is to speak or the episode is over."""
+        request = self._request
+        while request is not None and request[0] == "user":
+            self._send(self._user.respond(request[1]))
+            request = self._request
 
     def _user_turn(self) -> bool:
         return self._request is not None and self._request[0] == "user"
