@@ -10,7 +10,6 @@ imports the backends.
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
 import marshal
@@ -194,33 +193,33 @@ def offered_tools(functions: Any) -> tuple[list[dict[str, Any]], str]:
     """A task's functions as the OpenAI tools an agent is offered (its own copy) and as the text stored with
     the episode. Converted once per distinct function list in a process: a run's tasks share a few, and
     converting them was a third of an oracle banking episode. A list is found by its tools' names and then
-    compared whole (`==`, in C: writing it out as JSON to look it up cost a run a tenth of its CPU).
+    by its marshal bytes (`_exact`: equal bytes are equal values, `True`, `1` and `1.0` apart, which `==`
+    does not tell; writing it out as JSON to look it up cost a run a tenth of its CPU).
 
     The agent's copy is the stored text read back (`json.loads`), or, in the speed lane (`LANES_ON`), that same
     value kept `marshal`-led and loaded again: the same lists, dicts and texts, in half the time (reading 10 KB
     of banking tools back as JSON was a sixth of an oracle episode)."""
     names = _names(functions)
-    if names is None:  # not a list of tool objects: converted as it is, every time
+    exact = None if names is None else _exact(functions)
+    if names is None or exact is None:  # not a list of tool objects of plain data: converted every time
         converted = openai_tools(functions)
         return converted, stored_json(converted)
     seen = _conversions(names)
-    # `==` finds the candidate in C; its marshal bytes then tell `True`, `1` and `1.0` apart, which `==` does not.
-    known = next((entry for entry in seen if entry[0] == functions and entry[1] == _exact(functions)), None)
+    known = next((entry for entry in seen if entry[0] == exact), None)
     if known is None:
         tools = stored_json(openai_tools(functions))
-        # A snapshot (the list may change), its exact bytes, the stored text, the agent's copy marshal-led.
-        known = (copy.deepcopy(functions), _exact(functions), tools, marshal.dumps(json.loads(tools)))
+        known = (exact, tools, marshal.dumps(json.loads(tools)))  # the bytes are a snapshot: the list may change
         seen[:] = [*seen[-7:], known]
-    _, _, tools, kept = known
+    _, tools, kept = known
     offered: list[dict[str, Any]] = marshal.loads(kept) if LANES_ON else json.loads(tools)
     return offered, tools
 
 
 def _exact(functions: list[Any]) -> bytes | None:
-    """The list's marshal bytes, which differ wherever its values' types do; None for values marshal refuses
-    (then `==` alone decides, as before). Format 2, which writes no back-references: from format 3 on, an
-    object's bytes depend on how many references it has, so two equal lists rarely gave the same bytes
-    and every episode converted its tools again (a run's episodes per CPU-second fell from 841 to 507)."""
+    """The list's marshal bytes, which differ wherever its values' types do; None for values marshal refuses.
+    Format 2, which writes no back-references: from format 3 on, an object's bytes depend on how many
+    references it has, so two equal lists rarely gave the same bytes and every episode converted its tools
+    again (a run's episodes per CPU-second fell from 841 to 507)."""
     try:
         return marshal.dumps(functions, 2)
     except ValueError:
@@ -234,9 +233,9 @@ def _names(functions: Any) -> tuple[str, ...] | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _conversions(names: tuple[str, ...]) -> list[tuple[Any, bytes | None, str, bytes]]:
-    """The function lists with these tool names converted so far in this process, with their stored text and
-    that text read back, `marshal`-led (the last eight)."""
+def _conversions(names: tuple[str, ...]) -> list[tuple[bytes, str, bytes]]:
+    """The function lists with these tool names converted so far in this process, by their marshal bytes, with
+    their stored text and that text read back, `marshal`-led (the last eight)."""
     return []
 
 
