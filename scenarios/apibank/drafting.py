@@ -148,6 +148,14 @@ class Draft:
         self.handled.add((app, key))
         return key, record
 
+    def pick_own(self, app: str) -> tuple[str, dict[str, Any]] | None:
+        """One of the user's records of `app` no earlier request handled (`fresh`), drawn and marked handled;
+        None when there is none, or the user is a newcomer (registering in this task, with no records yet)."""
+        mine = self.fresh(app)
+        if not mine or self.mode == "newcomer":
+            return None
+        return self.take(mine, app)
+
     def new_key(self, app: str, key: str) -> str:
         """`key`, a record this request adds, marked handled."""
         self.handled.add((app, key))

@@ -93,10 +93,10 @@ class _Draft(ServiceRequests):
         self.gated("QueryAgenda", content=content, time="", location="")
 
     def delete_agenda(self) -> bool:
-        mine = self.fresh("Agenda")
-        if not mine or self.mode == "newcomer":
+        picked = self.pick_own("Agenda")
+        if picked is None:
             return False
-        key, record = self.take(mine, "Agenda")
+        key, record = picked
         if self.by_name:
             self._agenda_lookup(record["content"])
             self.requests.append(self.say("delete_agenda", content=record["content"]))
@@ -109,10 +109,10 @@ class _Draft(ServiceRequests):
         return True
 
     def move_agenda(self) -> bool:
-        mine = self.fresh("Agenda")
-        if not mine or self.mode == "newcomer":
+        picked = self.pick_own("Agenda")
+        if picked is None:
             return False
-        key, record = self.take(mine, "Agenda")
+        key, record = picked
         time, new = self.moment(bare=True)
         if self.by_name:
             self._agenda_lookup(record["content"])
@@ -136,10 +136,10 @@ class _Draft(ServiceRequests):
         return True
 
     def delete_alarm(self) -> bool:
-        mine = self.fresh("Alarm")
-        if not mine or self.mode == "newcomer":
+        picked = self.pick_own("Alarm")
+        if picked is None:
             return False
-        key, record = self.take(mine, "Alarm")
+        key, record = picked
         self.gated("DeleteAlarm", time=record["time"])
         del self.records("Alarm")[key]
         self.change("Alarm", "records")
@@ -147,10 +147,10 @@ class _Draft(ServiceRequests):
         return True
 
     def move_alarm(self) -> bool:
-        mine = self.fresh("Alarm")
-        if not mine or self.mode == "newcomer":
+        picked = self.pick_own("Alarm")
+        if picked is None:
             return False
-        key, record = self.take(mine, "Alarm")
+        key, record = picked
         time, new = self.moment(bare=True)
         self.gated("ModifyAlarm", from_time=record["time"], to_time=time)
         self.records("Alarm")[key] = {"username": self.me, "time": time}
@@ -172,10 +172,10 @@ class _Draft(ServiceRequests):
         return True
 
     def delete_reminder(self) -> bool:
-        mine = self.fresh("Reminder")
-        if not mine or self.mode == "newcomer":
+        picked = self.pick_own("Reminder")
+        if picked is None:
             return False
-        key, record = self.take(mine, "Reminder")
+        key, record = picked
         self.gated("DeleteReminder", content=record["content"], time=record["time"])
         del self.records("Reminder")[key]
         self.change("Reminder", "records")
@@ -184,10 +184,10 @@ class _Draft(ServiceRequests):
         return True
 
     def move_reminder(self) -> bool:
-        mine = self.fresh("Reminder")
-        if not mine or self.mode == "newcomer":
+        picked = self.pick_own("Reminder")
+        if picked is None:
             return False
-        _, record = self.take(mine, "Reminder")
+        _, record = picked
         time, new = self.moment(bare=True)
         self.gated("ModifyReminder", content=record["content"], time=time)
         record["time"] = time
@@ -217,10 +217,10 @@ class _Draft(ServiceRequests):
         self.gated("QueryMeeting", meeting_topic=topic, start_time="", end_time="", location="", attendees=[])
 
     def delete_meeting(self) -> bool:
-        mine = self.fresh("Meeting")
-        if not mine or self.mode == "newcomer":
+        picked = self.pick_own("Meeting")
+        if picked is None:
             return False
-        key, record = self.take(mine, "Meeting")
+        key, record = picked
         self._meeting_lookup(record["meeting_topic"])
         self.gated("DeleteMeeting", meeting_topic=record["meeting_topic"], start_time=record["start_time"],
                    end_time=record["end_time"], location=record["location"], attendees=record["attendees"])
@@ -230,10 +230,10 @@ class _Draft(ServiceRequests):
         return True
 
     def move_meeting(self) -> bool:
-        mine = self.fresh("Meeting")
-        if not mine or self.mode == "newcomer":
+        picked = self.pick_own("Meeting")
+        if picked is None:
             return False
-        _, record = self.take(mine, "Meeting")
+        _, record = picked
         start, new = self.moment(bare=True)
         if int(start[11:13]) > 19:
             return False
