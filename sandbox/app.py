@@ -189,7 +189,13 @@ class App(Generic[S]):
 
     @property
     def world(self) -> AppWorld:
-        """The world this app is part of (alive while anything holds it: its calls run through it)."""
+        """The world this app is part of, while anything else holds it (its calls run through it).
+
+        An app refers to its world weakly (see `__init__`), so that a dropped world, a fork above all, is
+        freed at once. So an app, or a tool's bound method, kept after its world was dropped keeps its
+        state (`state`, `dump`), but a tool that reaches for the world (its clock, counters, random source
+        or other apps) gets a `RuntimeError` saying the world is gone, never another world's data: keep the
+        world for as long as its apps are used. Tools run through `World.call`, which holds it."""
         ref = self._world
         world = None if ref is None else ref()
         if world is None:
