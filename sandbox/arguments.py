@@ -194,6 +194,9 @@ class ArgumentPlan:
         None is no verdict: the call may be fine (a value that needs coercion) or not (an
         unknown parameter, a missing one, a value past a limit); the full path decides and says why.
         """
+        if not arguments and not self.names:  # a tool of no parameters, called with none: nothing to check
+            kwargs = {}
+            return {}, kwargs, kwargs
         parameters = self.parameters
         total = self.name_chars
         values = len(arguments)
