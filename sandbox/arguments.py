@@ -195,8 +195,8 @@ class ArgumentPlan:
         unknown parameter, a missing one, a value past a limit); the full path decides and says why.
         """
         if not arguments and not self.names:  # a tool of no parameters, called with none: nothing to check
-            kwargs = {}
-            return {}, kwargs, kwargs
+            empty: dict[str, Any] = {}
+            return {}, empty, empty
         parameters = self.parameters
         total = self.name_chars
         values = len(arguments)
