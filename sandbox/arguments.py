@@ -34,9 +34,13 @@ _NUMBER_BOUNDS = frozenset({"ge", "gt", "le", "lt"})
 # No default: the parameter must be passed.
 _REQUIRED = object()
 _NO_LIMIT = 2**63
-# How pydantic-core makes a model instance: a bare object, its attributes set past the model's `__setattr__`.
+# How pydantic-core makes a model instance: a bare object, its four slots set past the model's `__setattr__`
+# (through the slots' own descriptors: `object.__setattr__` would look each one up first).
 _new_object = object.__new__
-_set_attribute = object.__setattr__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +125,10 @@ class ItemModel:
         if not self.min_items <= count <= self.max_items or count > limits.max_items or limits.max_depth < 3 \
                 or self.longest_name > limits.max_string_chars:
             return None
-        fields, names, defaults, cls = self.fields, self.names, self.defaults, self.cls
+        fields, names, cls = self.fields, self.names, self.cls
         chars = self.name_chars * count
         values = count
+        max_chars, int_bound = limits.max_string_chars, limits.int_bound
         copies, models, dumped = [], [], []
         for item in value:
             if type(item) is not dict:
@@ -139,11 +144,11 @@ class ItemModel:
                     return None
                 # As in `ArgumentPlan.check`, inline for the same reason.
                 if kind is str:
-                    if len(field_value) > limits.max_string_chars or not field_value.isascii():
+                    if len(field_value) > max_chars or not field_value.isascii():
                         return None
                     chars += len(field_value)
                 elif kind is int:
-                    if not -limits.int_bound < field_value < limits.int_bound:
+                    if not -int_bound < field_value < int_bound:
                         return None
                 elif kind is float and not -_FLOAT_BOUND < field_value < _FLOAT_BOUND:
                     return None
@@ -155,14 +160,14 @@ class ItemModel:
             if len(copy) == len(names) and (len(names) == 1 or tuple(copy) == names):
                 own = copy.copy()
             else:
-                own = _in_order(copy, defaults)
+                own = _in_order(copy, self.defaults)
                 if own is None:
                     return None
             model = _new_object(cls)
-            _set_attribute(model, "__dict__", own)
-            _set_attribute(model, "__pydantic_fields_set__", set(copy))
-            _set_attribute(model, "__pydantic_extra__", None)
-            _set_attribute(model, "__pydantic_private__", None)
+            _set_dict(model, own)
+            _set_fields_set(model, set(copy))
+            _set_extra(model, None)
+            _set_private(model, None)
             copies.append(copy)
             models.append(model)
             dumped.append(own.copy())
@@ -189,6 +194,9 @@ class ArgumentPlan:
         None is no verdict: the call may be fine (a value that needs coercion) or not (an
         unknown parameter, a missing one, a value past a limit); the full path decides and says why.
         """
+        if not arguments and not self.names:  # a tool of no parameters, called with none: nothing to check
+            empty: dict[str, Any] = {}
+            return {}, empty, empty
         parameters = self.parameters
         total = self.name_chars
         values = len(arguments)
@@ -204,15 +212,8 @@ class ArgumentPlan:
             kind = type(value)
             if kind not in parameter.types:
                 return None
-            if kind is list:
-                built = parameter.items.build(value, limits)  # type: ignore[union-attr]
-                if built is None:
-                    return None
-                lists += ((key, built),)
-                total += built[3]
-                values += built[4]
-                continue
-            # The scalar checks inline: most calls are a few scalars, and this loop is most of their check.
+            # The scalar checks inline: most calls are a few scalars, and this loop is most of their check
+            # (text first, the commonest).
             if kind is str:
                 if len(value) > limits.max_string_chars or not value.isascii():
                     return None
@@ -220,6 +221,14 @@ class ArgumentPlan:
             elif kind is int:
                 if not -limits.int_bound < value < limits.int_bound:
                     return None
+            elif kind is list:
+                built = parameter.items.build(value, limits)  # type: ignore[union-attr]
+                if built is None:
+                    return None
+                lists += ((key, built),)
+                total += built[3]
+                values += built[4]
+                continue
             elif kind is float and not -_FLOAT_BOUND < value < _FLOAT_BOUND:
                 return None
             if not parameter.free and not _fits(parameter, value, kind):

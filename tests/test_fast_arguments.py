@@ -571,3 +571,25 @@ def test_a_default_pydantic_validates_is_never_passed_as_written() -> None:
     plan = spec.argument_plan
     fast = None if plan is None else plan.check({}, DEFAULT_LIMITS)
     assert fast is None or _same(fast, full)
+
+
+def _no_parameters(self: Any) -> dict:
+    """A tool of no parameters (ACEBench's turn_on_wifi, get_latest_message_id)."""
+    return {}
+
+
+@pytest.mark.parametrize("arguments", [{}, {"x": 1}, {"": ""}])
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_tool_of_no_parameters_takes_no_arguments_either_way(arguments: dict[str, Any], strict: bool) -> None:
+    """Called with none, the lane gives the full path's empty copies, none of them the caller's dict;
+    called with any, it gives no verdict, and the full path refuses the call."""
+    spec = build_spec(_no_parameters, name="no_parameters")
+    plan = spec.argument_plan
+    assert plan is not None
+    fast = plan.check(arguments, DEFAULT_LIMITS)
+    full = _full_path(spec, arguments, strict, DEFAULT_LIMITS)
+    if arguments:
+        assert fast is None and full is ValidationError
+    else:
+        assert fast is not None and _same(fast, full) and _shares_nothing(fast, arguments)
+        assert fast[0] is not fast[1]  # the log's copy is not the dict the tool is called with

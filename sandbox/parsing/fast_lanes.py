@@ -206,9 +206,13 @@ def _flat_call(groups: tuple[Any, ...], limits: InputLimits) -> list[Call] | Non
     scan gives up on the same text (the full path decides)."""
     parts = iter(groups)
     name = next(parts)
-    if len(name) > limits.max_name_chars or limits.max_calls < 1 or _reserved_name(name):
+    # `_reserved_name`'s test inline for a name without a dot (every tool name of the bundled worlds).
+    if len(name) > limits.max_name_chars or limits.max_calls < 1 or (
+            name in _RESERVED if "." not in name else _reserved_name(name)):
         return None
     arguments: dict[str, Any] = {}
+    if groups[1] is None:  # no argument (the first argument's name group unset): a quarter of ACEBench's calls
+        return [_new_call(name, arguments)]
     value: Any
     # Six groups per argument; the first argument not given leaves its name's group unset.
     for argument, string, sign, integer, real, word in zip(parts, parts, parts, parts, parts, parts, strict=False):
