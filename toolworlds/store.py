@@ -348,7 +348,10 @@ class RunStore:
 
     def save_scores(self, run_id: str, scores: Sequence[ScoreRow]) -> None:
         """Replace a run's summary scores (recomputed whenever a run or resume ends)."""
-        rows = [score.model_dump(exclude={"id"}) for score in scores]
+        self.save_score_rows(run_id, [score.model_dump(exclude={"id"}) for score in scores])
+
+    def save_score_rows(self, run_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """`save_scores` for rows as plain data (the columns of `ScoreRow` without its id)."""
         with self.engine.begin() as connection:  # Core statements: no ORM object loaded to be deleted
             connection.execute(delete(ScoreRow).where(col(ScoreRow.run_id) == run_id))
             if rows:
