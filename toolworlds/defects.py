@@ -72,10 +72,10 @@ def _replayed_defects(report: ReplayReport) -> list[str] | None:
 def run_defects(store: RunStore, run_id: str, task_sets: Iterable[str] | None = None) -> dict[str, list[str] | None]:
     """The known-defective task ids of each of the run's task sets, replayed once and then read from
     the run's stored configuration ("defects")."""
-    run = store.run(run_id)
-    if run is None:
+    stored = store.config_text(run_id)
+    if stored is None:
         raise KeyError(f"no run {run_id!r}")
-    config: dict[str, Any] = json.loads(run.config or "{}")
+    config: dict[str, Any] = json.loads(stored)
     names = list(task_sets) if task_sets is not None else list(config.get("task_sets", []))
     cached: dict[str, list[str] | None] = dict(config.get("defects") or {})
     missing = [name for name in names if name not in cached and "/" in name]

@@ -138,11 +138,11 @@ def open_run(store: RunStore, run_id: str, config: dict[str, Any], *, agent: str
     """Start a run, or continue the stored one if its configuration is the same. A different one is
     refused (`ConfigMismatch`) unless `force`, in which case the difference is recorded in the run's
     configuration under "forced" (when, and what differed), so a report can say so."""
-    stored = store.run(run_id)
+    stored = store.config_text(run_id)
     if stored is None:
         store.start_run(run_id, agent, config)
         return
-    previous = json.loads(stored.config or "{}")
+    previous = json.loads(stored)
     differences = config_differences(previous, config)
     limits = [(previous.get("query") or {}).get("limit"), (config.get("query") or {}).get("limit")]
     if not differences and limits[0] != limits[1]:  # the same run over a new sample size: say so, go on

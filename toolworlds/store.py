@@ -34,7 +34,7 @@ from sqlalchemy import UniqueConstraint, bindparam, event, func, insert, inspect
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.schema import CreateColumn, Table
-from sqlmodel import Field, Session, SQLModel, col, create_engine, delete, select
+from sqlmodel import Field, Session, SQLModel, col, create_engine, delete, select, update
 
 from sandbox.lanes import LANES_ON
 
@@ -165,15 +165,21 @@ class RunStore:
         return f"run-{number}"
 
     def start_run(self, run_id: str, agent: str, config: dict[str, Any]) -> None:
-        with Session(self.engine) as session:
-            if session.get(RunRow, run_id) is None:
-                session.add(RunRow(run_id=run_id, created_at=dt.datetime.now(dt.UTC), agent=agent,
-                                   config=json.dumps(config, sort_keys=True)))
-                session.commit()
+        with self.engine.begin() as connection:  # Core statements: an ORM session cost a run ~0.5 ms each
+            if connection.execute(_RUN_CONFIG, {"run": run_id}).first() is None:
+                connection.execute(_RUN_INSERT, {"run_id": run_id, "created_at": dt.datetime.now(dt.UTC),
+                                                 "agent": agent, "config": json.dumps(config, sort_keys=True)})
 
     def run(self, run_id: str) -> RunRow | None:
         with Session(self.engine) as session:
             return session.get(RunRow, run_id)
+
+    def config_text(self, run_id: str) -> str | None:
+        """A run's stored configuration as its JSON text ("{}" when empty), None when there is no such run:
+        `run(run_id).config` without loading the run."""
+        with self.engine.connect() as connection:
+            row = connection.execute(_RUN_CONFIG, {"run": run_id}).first()
+        return None if row is None else row[0] or "{}"
 
     def runs(self) -> list[RunRow]:
         with Session(self.engine) as session:
@@ -181,27 +187,22 @@ class RunStore:
 
     def set_config(self, run_id: str, config: dict[str, Any]) -> None:
         """Replace a run's stored configuration (a forced resume records itself there)."""
-        with Session(self.engine) as session:
-            row = session.get(RunRow, run_id)
-            if row is None:
+        with self.engine.begin() as connection:
+            changed = connection.execute(_RUN_SET_CONFIG, {"run": run_id, "config": json.dumps(config, sort_keys=True)})
+            if changed.rowcount == 0:
                 raise KeyError(f"no run {run_id!r}")
-            row.config = json.dumps(config, sort_keys=True)
-            session.add(row)
-            session.commit()
 
     def finished(self, run_id: str) -> set[tuple[str, str, int]]:
         """(task set, task id, trial) of the episodes already stored for a run."""
-        with Session(self.engine) as session:
-            rows = session.exec(select(EpisodeRow.task_set, EpisodeRow.task_id, _trial())
-                                .where(EpisodeRow.run_id == run_id))
-            return {(task_set, task_id, trial) for task_set, task_id, trial in rows.all()}
+        with self.engine.connect() as connection:
+            return {(task_set, task_id, trial) for task_set, task_id, trial in
+                    connection.execute(_FINISHED, {"run": run_id})}
 
     def failed(self, run_id: str) -> set[tuple[str, str, int]]:
         """(task set, task id, trial) of the run's stored episodes that failed."""
-        with Session(self.engine) as session:
-            rows = session.exec(select(EpisodeRow.task_set, EpisodeRow.task_id, _trial())
-                                .where(EpisodeRow.run_id == run_id, col(EpisodeRow.error).is_not(None)))
-            return {(task_set, task_id, trial) for task_set, task_id, trial in rows.all()}
+        with self.engine.connect() as connection:
+            return {(task_set, task_id, trial) for task_set, task_id, trial in
+                    connection.execute(_FAILED, {"run": run_id})}
 
     def save_episode(self, episode: EpisodeRow, calls: Iterable[CallRow], messages: Iterable[MessageRow] = ()
                      ) -> None:
@@ -368,6 +369,12 @@ _CALL_INSERT = insert(CallRow)
 _MESSAGE_INSERT = insert(MessageRow)
 _TOOLSET_INSERT = insert(ToolSetRow)
 _SCORE_INSERT = insert(ScoreRow)
+_RUN_INSERT = insert(RunRow)
+_RUN_CONFIG = select(RunRow.config).where(RunRow.run_id == bindparam("run"))
+_RUN_SET_CONFIG = update(RunRow).where(col(RunRow.run_id) == bindparam("run")).values(config=bindparam("config"))
+_FINISHED = select(EpisodeRow.task_set, EpisodeRow.task_id, func.coalesce(EpisodeRow.trial, 0)).where(
+    EpisodeRow.run_id == bindparam("run"))
+_FAILED = _FINISHED.where(col(EpisodeRow.error).is_not(None))
 _TOOLSET_KNOWN = select(ToolSetRow.hash).where(ToolSetRow.hash == bindparam("key"))
 _STORED = select(EpisodeRow.id).where(
     EpisodeRow.run_id == bindparam("run"), EpisodeRow.task_set == bindparam("set"),
@@ -470,11 +477,6 @@ def _trial_in_unique_key(engine: Engine | Connection) -> bool:
     and can then hold only one trial of each task)."""
     keys = inspect(engine).get_unique_constraints("episodes")
     return any("trial" in key["column_names"] for key in keys)
-
-
-def _trial() -> Any:
-    """An episode's trial, 0 where an older database left it empty."""
-    return func.coalesce(EpisodeRow.trial, 0)
 
 
 def add_missing_columns(engine: Engine | Connection) -> list[str]:
