@@ -144,9 +144,15 @@ class RunStore:
         self.engine: Engine = create_engine(url)
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        with self.engine.begin() as connection:  # one connection for every look at the schema, not one each
-            SQLModel.metadata.create_all(connection)
-            add_missing_columns(connection)
+        # One connection and one look at the tables there: those missing are created (with every column), those
+        # there are given the columns they lack. Looking at each table by itself, twice, was a fixed 2 ms a run.
+        with self.engine.begin() as connection:
+            present = set(inspect(connection).get_table_names())
+            missing = [table for table in SQLModel.metadata.sorted_tables if table.name not in present]
+            if missing:
+                SQLModel.metadata.create_all(connection, tables=missing)
+            add_missing_columns(connection, [table.name for table in SQLModel.metadata.sorted_tables
+                                             if table.name in present])
             self.one_trial_per_task = not _trial_in_unique_key(connection)
         self._tool_sets: set[str] = set()  # hashes this handle knows `toolsets` holds
         self._tool_keys: dict[str, str] = {}  # the hash of each tools text met lately (a run's episodes share a few)
@@ -479,23 +485,24 @@ def _trial_in_unique_key(engine: Engine | Connection) -> bool:
     return any("trial" in key["column_names"] for key in keys)
 
 
-def add_missing_columns(engine: Engine | Connection) -> list[str]:
+def add_missing_columns(engine: Engine | Connection, tables: Sequence[str] | None = None) -> list[str]:
     """Add to existing tables the nullable columns the models have and the database lacks.
 
     `create_all` creates missing tables but never alters existing ones; a database from an
     older release would then fail on the first query naming a new column. Only nullable
     columns are ever added (so no existing row needs a value); returns "table.column" of each.
-    Given a connection, its own transaction holds the changes (and the look at what is there).
+    Given a connection, its own transaction holds the changes (and the look at what is there); given
+    `tables`, the names of the tables the database is known to hold, only those are looked at.
     """
     if not isinstance(engine, Connection):
         with engine.begin() as connection:
-            return add_missing_columns(connection)
+            return add_missing_columns(connection, tables)
     connection = engine
     inspector = inspect(connection)
     dialect = connection.dialect
     added: list[str] = []
     for table in SQLModel.metadata.sorted_tables:
-        if not inspector.has_table(table.name):
+        if (table.name not in tables) if tables is not None else not inspector.has_table(table.name):
             continue
         present = {column["name"] for column in inspector.get_columns(table.name)}
         for column in table.columns:
