@@ -6,6 +6,9 @@ import datetime as dt
 import sqlite3
 from pathlib import Path
 
+import pytest
+from sqlalchemy.exc import InvalidRequestError
+
 from toolworlds.store import CallRow, EpisodeRow, RunStore
 
 
@@ -152,3 +155,19 @@ def test_a_records_columns_are_its_dump() -> None:
         assert all(type(columns[name]) is type(value) for name, value in record.model_dump().items())
         columns["task_id"] = "changed"  # a fresh dict: the record keeps its own
         assert record.task_id != "changed"
+
+
+def test_a_connection_with_a_transaction_open_is_refused_by_the_lane_as_by_the_core_path(tmp_path: Path) -> None:
+    """The SQLite lane commits through the sqlite3 connection itself: never under a transaction SQLAlchemy holds
+    open on it (a caller's), which the Core path refuses, and so does the lane; the store stays usable."""
+    for lane in (False, True):
+        store = RunStore(f"sqlite:///{tmp_path / f'lane-{lane}.db'}", sqlite_lane=lane)
+        store.start_run("r", "oracle", {})
+        with store.engine.connect() as connection:
+            connection.exec_driver_sql("select 1")  # SQLAlchemy begins a transaction of its own
+            with pytest.raises(InvalidRequestError):
+                store.store_episode(episode("t1", True).model_dump(exclude={"id"}), new=True, connection=connection)
+            connection.rollback()
+            store.store_episode(episode("t1", True).model_dump(exclude={"id"}), new=True, connection=connection)
+        assert [e.task_id for e in store.episodes("r")] == ["t1"]
+        store.close()

@@ -238,7 +238,7 @@ class RunStore:
                 return self.store_episode(episode, calls, messages, new=new, connection=own)
         if new:
             try:
-                if self._lane is not None:
+                if self._lane is not None and not connection.in_transaction():
                     return self._store_new_episode(connection, self._lane, episode, calls, messages)
                 return self._store_episode(connection, episode, calls, messages, False)
             except (IntegrityError, sqlite3.IntegrityError):  # stored meanwhile (another process on this run):
@@ -295,7 +295,8 @@ class RunStore:
     def _store_new_episode(self, connection: Connection, lane: _SqliteInserts, episode: Mapping[str, Any],
                            calls: Sequence[Mapping[str, Any]], messages: Sequence[Mapping[str, Any]]) -> int:
         """`_store_episode` of an episode none is stored for, through the sqlite3 connection (the SQLite lane):
-        the same statements in the same transaction, which SQLAlchemy still begins and commits."""
+        the same statements in one transaction, the sqlite3 connection's own (`store_episode` takes it only on a
+        connection with no SQLAlchemy transaction open)."""
         row = dict(episode)
         tools = row.pop("tools", None)
         key = None if tools is None else self._tools_key(tools)
