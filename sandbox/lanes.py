@@ -46,6 +46,8 @@ LANES: Final[Mapping[str, str]] = MappingProxyType({
                     " SQLAlchemy's own column defaults and conversions (toolworlds.store, RunStore(sqlite_lane=))",
     "offered_tools": "json.loads reads the agent's copy of a task's tools from the stored text, instead of a"
                      " marshal copy of the same values (toolworlds.worker)",
+    "shared_tools": "every agent gets a copy of its tools of its own, instead of the oracle and noisy agents, which"
+                    " never read them, being handed the one the process keeps (toolworlds.worker, offered_tools)",
 })
 
 _OFF: Final = frozenset({"off", "0", "false", "no"})

@@ -87,11 +87,13 @@ class TaskHasher:
         text = self._texts.get(key)
         if text is None:
             text = self._encoder.encode(functions)
-            if key in self._seen:
-                self._texts[key] = text
-                self._by_id[id(functions)] = (functions, text)
-            else:
+            if key not in self._seen:
                 self._seen.add(key)
+                return text
+            self._texts[key] = text
+        # Known by this very list from now on, as any list whose text is kept: tasks made from one another (copies
+        # under new ids, a data set's shared list) hold the same list, and marshalling it again cost each a fifth.
+        self._by_id[id(functions)] = (functions, text)
         return text
 
 

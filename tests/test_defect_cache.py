@@ -14,7 +14,7 @@ import toolworlds.defects as defects
 from scenarios.banking.family import DATA_DIR
 from scenarios.family import ReplayReport
 from scenarios.registry import family
-from toolworlds.defect_cache import cache_folder
+from toolworlds.defect_cache import cache_folder, data_hash
 
 
 @pytest.fixture
@@ -70,3 +70,25 @@ def test_a_cache_that_cannot_be_written_changes_nothing(replays: list[str], monk
     monkeypatch.setenv("TOOLWORLDS_CACHE", str(blocked))  # a file where the folder should be
     first = defects.known_defects("banking", "en", None)
     assert defects.known_defects("banking", "en", None) == first and replays == ["en", "en"]
+
+
+def test_a_runs_task_sets_of_one_data_folder_hash_it_once(replays: list[str], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """en and zh share the family's data folder: a run's defects hash it once, under the keys each language's
+    own look-up makes (a later `known_defects` reads the entries the run wrote, replaying nothing)."""
+    from toolworlds.store import RunStore
+
+    hashed: list[Path] = []
+
+    def counted(source: Path) -> str:
+        hashed.append(source)
+        return data_hash(source)
+
+    monkeypatch.setattr(defects, "data_hash", counted)
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    store.start_run("r", "oracle", {"task_sets": ["banking/en", "banking/zh"]})
+    found = defects.run_defects(store, "r")
+    store.close()
+    assert len(hashed) == 1 and replays == ["en", "zh"] and all(found.values())
+    assert {lang: defects.known_defects("banking", lang, None) for lang in ("en", "zh")} == {
+        "en": found["banking/en"], "zh": found["banking/zh"]} and replays == ["en", "zh"]

@@ -6,6 +6,9 @@ import datetime as dt
 import sqlite3
 from pathlib import Path
 
+import pytest
+from sqlalchemy.exc import InvalidRequestError
+
 from toolworlds.store import CallRow, EpisodeRow, RunStore
 
 
@@ -120,9 +123,51 @@ def test_the_sqlite_lane_stores_the_rows_the_core_path_stores(tmp_path: Path) ->
             execute_run(store, agent.kind, [TaskSet("banking", "en", tasks)], agent, workers=0)
         store.store_episode({**episode("t1", True).model_dump(exclude={"id"}), "tools": "[]", "trial": None},
                             [c.model_dump(exclude={"id", "episode_id"}) for c in calls("x", 2)], new=True)
+        # Rows the lane cannot read in one step (columns missing: their defaults), rows it must convert (an integer
+        # latency is stored as a real number), and rows naming an episode id of their own (the episode's wins).
+        message = {"role": "user", "source": "user", "content": "x", "tool_calls": None, "call_text": None,
+                   "tool_call_id": None, "prompt_tokens": 3, "completion_tokens": None, "episode_id": 99}
+        bare_calls = [{"seq": seq, "arguments": "{}", "result": "1"} for seq in (0, 1)]
+        store.store_episode({**episode("t2", True).model_dump(exclude={"id"})}, bare_calls,
+                            [{**message, "seq": 0, "latency_ms": 12}, {**message, "seq": 1, "latency_ms": None},
+                             {**message, "seq": 2, "latency_ms": 1.5}], new=True)
+        without_content = {key: value for key, value in message.items() if key != "content"}
+        store.store_episode({**episode("t3", True).model_dump(exclude={"id"})}, [], [{"seq": 0, **without_content}],
+                            new=True)
         store.close()
         stored[lane] = _table_bytes(path)
     lane_rows, core_rows = stored[True], stored[False]
-    assert len(core_rows["episodes"]) == 25 and len(core_rows["calls"]) > 50 and len(core_rows["messages"]) > 50
+    assert len(core_rows["episodes"]) == 27 and len(core_rows["calls"]) > 50 and len(core_rows["messages"]) > 50
     assert lane_rows == core_rows
 
+
+
+def test_a_records_columns_are_its_dump() -> None:
+    """`record_columns` reads an `EpisodeRecord`'s own fields where the store used to dump it: the same dict, in
+    the same order, for a run's record and a failed one; a subclass (an `EpisodeRow`) is dumped."""
+    from toolworlds.episode_record import EpisodeRecord, record_columns
+
+    ran = EpisodeRecord(task_set="banking/en", task_id="t", category="c", success=1, state_fraction=1, process=0,
+                        steps=2, calls=1, errors=0, finished=True, tools="[]", trial=2, reason="r")
+    for record in (ran, EpisodeRecord.failed("banking/en", "t\x00", "c", "boom \ud800", 1), episode("t3", True)):
+        columns = record_columns(record)
+        assert list(columns.items()) == list(record.model_dump().items())
+        assert all(type(columns[name]) is type(value) for name, value in record.model_dump().items())
+        columns["task_id"] = "changed"  # a fresh dict: the record keeps its own
+        assert record.task_id != "changed"
+
+
+def test_a_connection_with_a_transaction_open_is_refused_by_the_lane_as_by_the_core_path(tmp_path: Path) -> None:
+    """The SQLite lane commits through the sqlite3 connection itself: never under a transaction SQLAlchemy holds
+    open on it (a caller's), which the Core path refuses, and so does the lane; the store stays usable."""
+    for lane in (False, True):
+        store = RunStore(f"sqlite:///{tmp_path / f'lane-{lane}.db'}", sqlite_lane=lane)
+        store.start_run("r", "oracle", {})
+        with store.engine.connect() as connection:
+            connection.exec_driver_sql("select 1")  # SQLAlchemy begins a transaction of its own
+            with pytest.raises(InvalidRequestError):
+                store.store_episode(episode("t1", True).model_dump(exclude={"id"}), new=True, connection=connection)
+            connection.rollback()
+            store.store_episode(episode("t1", True).model_dump(exclude={"id"}), new=True, connection=connection)
+        assert [e.task_id for e in store.episodes("r")] == ["t1"]
+        store.close()

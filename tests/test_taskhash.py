@@ -76,3 +76,24 @@ def test_lists_equal_in_python_but_not_in_json_hash_apart() -> None:
 def test_keys_json_cannot_sort_hash_in_their_order() -> None:
     tasks = [AceItem(id="i", category="normal", functions=[{"name": "f"}], ground_truth={"f": {1: "a", "b": 2}})] * 3
     assert_same_hashes(tasks)
+
+
+def test_a_list_shared_by_tasks_is_marshalled_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tasks made from one another (copies under new ids) share their function list: once its text is known,
+    the list itself is known, and the copies hash as their whole content without marshalling it again."""
+    import scenarios.taskhash as taskhash
+
+    made = [AceItem(id=f"t{n}", category="normal", functions=[{"name": "f", "required": ["a"]}]) for n in range(5)]
+    copies = [task.model_copy(update={"id": f"{task.id}~{n}"}) for n in range(4) for task in made]
+    marshalled: list[int] = []
+
+    def counted(value: Any, version: int) -> bytes:
+        marshalled.append(id(value))
+        return taskhash_marshal(value, version)
+
+    taskhash_marshal = taskhash.marshal.dumps
+    monkeypatch.setattr(taskhash, "marshal", type("M", (), {"dumps": staticmethod(counted)}))
+    assert_same_hashes([*made, *copies])
+    # Once per list but for the two met before its text was kept (the first by its new names, the second on its
+    # first marshal): a copy never costs its own marshal, nor does hashing them all again.
+    assert len(marshalled) <= len(made) + 2 and len(set(marshalled)) == len(made)

@@ -116,6 +116,36 @@ def test_offered_tools_plain_path_when_the_lanes_are_off() -> None:
         assert shown.returncode == 0 and shown.stdout.strip() == "ok", shown.stderr
 
 
+def test_agents_that_never_read_their_tools_share_the_kept_copy_only_in_the_lane() -> None:
+    """The oracle and noisy agents never read their tools: in the speed lane they are handed the copy the process
+    keeps (the same list every time, equal to the stored text read back), on the plain path a copy each; any other
+    agent gets its own copy either way. Their episodes store the same rows both ways (the run-level identity of
+    lanes on and off is tests/test_store_sqlite.py's and the CI's lanes-off run)."""
+    probe = ("import json; from scenarios.banking.family import load_tasks; from toolworlds.worker import "
+             "AgentSpec, offered_tools; f = load_tasks('en')[0].functions; a, t = offered_tools(f, shared=True); "
+             "b, _ = offered_tools(f, shared=True); c, _ = offered_tools(f); d, _ = offered_tools(f); "
+             "assert a == b == c == d == json.loads(t) and c is not d and c is not a; "
+             "assert [AgentSpec(k).reads_tools for k in ('oracle', 'noisy', 'llm', 'm:F')] == [0, 0, 1, 1]; "
+             "print('shared' if a is b else 'copied')")
+    for lanes, expected in (("on", "shared"), ("off", "copied")):
+        shown = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                               env={**os.environ, "TOOLWORLDS_SPEED_LANES": lanes, "PYTHONPATH": str(ROOT)})
+        assert shown.returncode == 0 and shown.stdout.strip() == expected, shown.stderr
+
+
+def test_oracle_and_noisy_episodes_are_the_same_with_the_kept_copy_of_their_tools(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An oracle's and a noisy agent's outcome with the tools the process keeps, as with a copy of their own."""
+    from toolworlds import worker
+
+    tasks = load_tasks("en")[:6]
+    specs = (AgentSpec(), AgentSpec(kind="noisy", noise=0.5, seed=2))
+    with_kept = [run_one("banking/en", task, spec) for spec in specs for task in tasks]
+    original = worker.offered_tools
+    monkeypatch.setattr(worker, "offered_tools", lambda functions, shared=False: original(functions))
+    assert [run_one("banking/en", task, spec) for spec in specs for task in tasks] == with_kept
+
+
 def test_tool_lists_equal_only_by_python_equality_are_offered_apart() -> None:
     """`True == 1 == 1.0` in Python, not in JSON: a list differing from a converted one only so gets its own text."""
     from toolworlds.worker import offered_tools

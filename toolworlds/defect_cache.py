@@ -83,9 +83,11 @@ def _source_files(root: str) -> list[tuple[tuple[str, ...], os.stat_result]]:
     return found
 
 
-def entry_key(family: str, lang: str, source: Path, code: str | None = None) -> str:
-    """The entry's name; `code` is `code_hash()` when the caller has it already (one per run, not per task set)."""
-    text = json.dumps([VERSION, family, lang, data_hash(source), code if code is not None else code_hash()])
+def entry_key(family: str, lang: str, source: Path, code: str | None = None, data: str | None = None) -> str:
+    """The entry's name; `code` is `code_hash()` and `data` is `data_hash(source)` when the caller has them
+    already (one per run, not per task set: a family's languages mostly share one data folder)."""
+    text = json.dumps([VERSION, family, lang, data if data is not None else data_hash(source),
+                       code if code is not None else code_hash()])
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 

@@ -71,6 +71,15 @@ class EpisodeRecord(SQLModel):
         return self.task_set, self.task_id, self.trial or 0
 
 
+def record_columns(record: EpisodeRecord) -> dict[str, Any]:
+    """The record's columns as a fresh dict, what `record.model_dump()` gives: a record's fields are plain values
+    (text, numbers, booleans, None) that dumping would hand back as they are, so a record of this very class is
+    read from its own fields (dumping it was a twentieth of storing an episode); a subclass is dumped."""
+    if type(record) is EpisodeRecord:
+        return {name: record.__dict__[name] for name in _FIELDS}
+    return record.model_dump()
+
+
 def stored_text(text: str) -> str:
     """`text` as any database holds it: lone surrogates (no UTF-8) and NUL (PostgreSQL's text refuses it)
     written as visible escapes, `\\udxxx` and `\\x00`, the same on every database."""
@@ -82,7 +91,15 @@ def stored_json(value: Any) -> str:
     """JSON text any database can hold, whatever the value (typed values via `str`); a lone surrogate in a
     string reads back as the escape `stored_text` stores (`printable_json`)."""
     try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
+        text = _STORED_JSON.encode(value)
     except Exception:  # a value json cannot write (too deep, too large a number): store what can be
-        text = json.dumps(redacted_copy(value), ensure_ascii=False, default=str)
+        text = _STORED_JSON.encode(redacted_copy(value))
     return printable_json(text)
+
+
+# The record's columns in their order (`record_columns`).
+_FIELDS = tuple(EpisodeRecord.model_fields)
+
+# `json.dumps(value, ensure_ascii=False, default=str)`, its encoder made once: `dumps` makes one per call for
+# any setting of its own, and an episode stores a dozen values this way (an immutable setting, not state).
+_STORED_JSON = json.JSONEncoder(ensure_ascii=False, default=str)

@@ -79,6 +79,12 @@ class AgentSpec:
     def uses_endpoint(self) -> bool:
         return self.kind == "llm" or self.user == "llm"
 
+    @property
+    def reads_tools(self) -> bool:
+        """Whether the agent reads the tools it is given: the oracle and noisy agents replay a gold path and never
+        do (`offered_tools(shared=)`); any other may, and may change them."""
+        return self.kind not in ("oracle", "noisy")
+
     def build(self, task: Task, gate: Gate | None = None, trial: int = 0, clients: SdkClients | None = None) -> Agent:
         """The agent for `task`; an LLM agent holds `gate` around each request and takes its SDK client
         from the worker's `clients` when given."""
@@ -166,7 +172,8 @@ def run_one(task_set: str, task: Task, spec: AgentSpec, mode: str = "exact", *,
 def _run_and_score(task_set: str, task: Task, spec: AgentSpec, mode: str, start: Callable[[], World] | None,
                    gate: Gate | None, trial: int, clients: SdkClients | None) -> Outcome:
     task = task_for_protocol(task, spec.protocol)
-    offered, tools = offered_tools(task.functions)  # tools stored as given: written before the agent holds them
+    # Tools stored as given: written before the agent holds them.
+    offered, tools = offered_tools(task.functions, shared=not spec.reads_tools)
     agent = spec.build(task, gate, trial, clients)
     world, episode = run_episode(task, agent, user=spec.build_user(task, gate, clients),
                                  world=start() if start else None, max_steps=spec.max_steps, openai=offered)
@@ -189,7 +196,7 @@ def _run_and_score(task_set: str, task: Task, spec: AgentSpec, mode: str, start:
     return Outcome(record, calls, transcript_rows(episode.transcript))
 
 
-def offered_tools(functions: Any) -> tuple[list[dict[str, Any]], str]:
+def offered_tools(functions: Any, *, shared: bool = False) -> tuple[list[dict[str, Any]], str]:
     """A task's functions as the OpenAI tools an agent is offered (its own copy) and as the text stored with
     the episode. Converted once per distinct function list in a process: a run's tasks share a few, and
     converting them was a third of an oracle banking episode. A list is found by its tools' names and then
@@ -198,7 +205,9 @@ def offered_tools(functions: Any) -> tuple[list[dict[str, Any]], str]:
 
     The agent's copy is the stored text read back (`json.loads`), or, in the speed lane (`LANES_ON`), that same
     value kept `marshal`-led and loaded again: the same lists, dicts and texts, in half the time (reading 10 KB
-    of banking tools back as JSON was a sixth of an oracle episode)."""
+    of banking tools back as JSON was a sixth of an oracle episode). `shared` says the agent never reads its tools
+    (`AgentSpec.reads_tools`): in the speed lane it is handed the copy this process keeps, not one of its own
+    (copying 10 KB of tools for an oracle that never looks at them was a thirtieth of its episode)."""
     names = _names(functions)
     exact = None if names is None else _exact(functions)
     if names is None or exact is None:  # not a list of tool objects of plain data: converted every time
@@ -208,9 +217,12 @@ def offered_tools(functions: Any) -> tuple[list[dict[str, Any]], str]:
     known = next((entry for entry in seen if entry[0] == exact), None)
     if known is None:
         tools = stored_json(openai_tools(functions))
-        known = (exact, tools, marshal.dumps(json.loads(tools)))  # the bytes are a snapshot: the list may change
+        kept = marshal.dumps(json.loads(tools))  # the bytes are a snapshot: the list may change
+        known = (exact, tools, kept, marshal.loads(kept))
         seen[:] = [*seen[-7:], known]
-    _, tools, kept = known
+    _, tools, kept, shareable = known
+    if shared and LANES_ON:
+        return shareable, tools
     offered: list[dict[str, Any]] = marshal.loads(kept) if LANES_ON else json.loads(tools)
     return offered, tools
 
@@ -233,9 +245,10 @@ def _names(functions: Any) -> tuple[str, ...] | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _conversions(names: tuple[str, ...]) -> list[tuple[bytes, str, bytes]]:
+def _conversions(names: tuple[str, ...]) -> list[tuple[bytes, str, bytes, list[dict[str, Any]]]]:
     """The function lists with these tool names converted so far in this process, by their marshal bytes, with
-    their stored text and that text read back, `marshal`-led (the last eight)."""
+    their stored text, that text read back `marshal`-led, and one copy read from those bytes, handed only to agents
+    that never read their tools (the last eight)."""
     return []
 
 
