@@ -64,14 +64,6 @@ ATOMIC_TYPES: frozenset[type] = frozenset(
 )
 
 
-def _note_claim(kind: int, parent: Any, key: Any, mine: Any, original: Any) -> None:
-    journal = active_journal()
-    if journal is not None:
-        claims = journal.claims
-        if claims is not None:
-            claims.append((kind, parent, key, mine, original))
-
-
 def _note_origin(mine: Any, original: Any) -> None:
     """Tell the call's journal that the large container `mine` was just copied from the shared `original`,
     so that undoing a change to it as a whole puts the original's contents back, with no copy of its own
