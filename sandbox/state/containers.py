@@ -42,8 +42,6 @@ from .ownership import (
     _reading_only,
 )
 
-_ABSENT = object()  # `TrackedDict.get`'s mark of a missing key (a key's value may be None)
-
 
 class TrackedList(list[Any]):
     """A list that records its old contents in the active journal before changing, and hands
@@ -181,15 +179,9 @@ class TrackedDict(dict[Any, Any]):
         return _claim_slot(self, dict.__setitem__, key, value, owner)
 
     def get(self, key: Any, default: Any = None) -> Any:
-        value = dict.get(self, key, _ABSENT)  # `__getitem__`'s body, inline: tools look entities up this way
-        if value is _ABSENT:
-            return default
-        if type(value) in ATOMIC_TYPES:
-            return value
-        owner = getattr(self, OWNER, None)
-        if getattr(value, OWNER, None) is owner:
-            return value
-        return _claim_slot(self, dict.__setitem__, key, value, owner)
+        if dict.__contains__(self, key):
+            return self[key]
+        return default
 
     def values(self) -> Any:
         # All its own already (`_own_dict_values`' first test, inline): no journal to ask, nothing to claim.
