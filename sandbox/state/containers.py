@@ -42,6 +42,8 @@ from .ownership import (
     _reading_only,
 )
 
+_ABSENT = object()  # `TrackedDict.get`'s mark of a missing key (a key's value may be None)
+
 
 class TrackedList(list[Any]):
     """A list that records its old contents in the active journal before changing, and hands
@@ -179,9 +181,13 @@ class TrackedDict(dict[Any, Any]):
         return _claim_slot(self, dict.__setitem__, key, value, owner)
 
     def get(self, key: Any, default: Any = None) -> Any:
-        if dict.__contains__(self, key):
-            return self[key]
-        return default
+        # `__getitem__`, inline: `self[key]` from Python goes through the type's slot wrapper, which cost more
+        # than the lookup itself (tools look entities up this way, and `World.next_id` its counters).
+        value = dict.get(self, key, _ABSENT)
+        if value is _ABSENT or type(value) in ATOMIC_TYPES:
+            return default if value is _ABSENT else value
+        owner = getattr(self, OWNER, None)
+        return value if getattr(value, OWNER, None) is owner else _claim_slot(self, dict.__setitem__, key, value, owner)
 
     def values(self) -> Any:
         # All its own already (`_own_dict_values`' first test, inline): no journal to ask, nothing to claim.
