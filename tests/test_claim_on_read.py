@@ -304,6 +304,16 @@ class Pair(App[PairState]):
         self.state.items.append(item)
         return type(self.state) is type(self).state_model, shared
 
+    @tool
+    def add_named(self, item: str) -> None:
+        """Name an item, then add it.
+
+        Args:
+            item: The item.
+        """
+        self.state.names[item] = item.upper()
+        self.state.items.append(item)
+
 
 class One(Pair, App[OneState]):  # type: ignore[misc]
     """A state with too few nested fields (one) to claim them on read."""
@@ -498,3 +508,17 @@ def test_a_two_field_top_claiming_on_read_gives_what_the_plain_path_gives(
     with _lane(MessageState, False):
         plain_path = _run_messages(steps)
     assert claiming == plain_path
+
+
+def test_a_top_claiming_on_read_keeps_no_list_of_its_calls_claims_after_the_call() -> None:
+    """The emptied list of a call's claims is let go by the top's generation (else every forked world keeps one)."""
+    world = World([Pair(state=PairState(items=["a"], names={"a": "A"}))])
+    one, both = world.fork(), world.fork()
+    assert one.call("add", {"item": "b"}).ok  # reads one field of two: the release puts the class back
+    assert both.call("add_named", {"item": "b"}).ok  # reads both: the last read puts the class back
+    for fork in (one, both):
+        state = fork.app(Pair)._state
+        assert type(state) is PairState
+        assert getattr(state._tw_owner, "claims", None) is None
+    assert both.state()["Pair"] == {"items": ["a", "b"], "names": {"a": "A", "b": "B"}}
+    assert world.state()["Pair"] == {"items": ["a"], "names": {"a": "A"}}
