@@ -2,7 +2,7 @@
 
 Copies made in the first writing call after a fork or snapshot are recorded as claims in the call's
 journal; the ones the call did not change are given back when it ends (`Journal.release`), so a world
-keeps copies only of what it changed. That call does not claim the fields of a top with two or more
+keeps copies only of what it changed. That call does not claim the fields of a top with three or more
 (`CLAIM_ON_READ_FROM`) up front either (`claim_on_read`): each is claimed when the call first reads
 it, so one that reads two of five collections copies, compares and gives back two. During it,
 `vars()` and `__dict__` of the top may show fields still shared.
