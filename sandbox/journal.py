@@ -366,13 +366,14 @@ def _differs(mine: Any, original: Any, differ: set[int]) -> bool:
     Containers are compared item by item (by identity, in C) rather than trusted to the
     journal, so that a write that went past it (a bug in a tool, such as `list.append` on a
     tracked list) is kept, never silently given back. A tuple counts as changed."""
+    # The two commonest kinds first: a type without `_nested_fields` is looked up to its end, costlier than these.
+    if isinstance(mine, dict):
+        return (len(mine) != len(original) or not all(map(is_, dict.keys(mine), dict.keys(original)))
+                or not all(map(is_, dict.values(mine), dict.values(original))))
+    if isinstance(mine, list):
+        return len(mine) != len(original) or not all(map(is_, list.__iter__(mine), list.__iter__(original)))
     nested = getattr(type(mine), "_nested_fields", None)
     if nested is None:
-        if isinstance(mine, list):
-            return len(mine) != len(original) or not all(map(is_, list.__iter__(mine), list.__iter__(original)))
-        if isinstance(mine, dict):
-            return (len(mine) != len(original) or not all(map(is_, dict.keys(mine), dict.keys(original)))
-                    or not all(map(is_, dict.values(mine), dict.values(original))))
         if isinstance(mine, set):
             return not set.__eq__(mine, original)
         return True  # a tuple, or a value put in past the journal

@@ -12,6 +12,7 @@ calls in the same process; one test holds the switch to deciding which of the tw
 from __future__ import annotations
 
 import copy
+import json
 import pickle
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -416,3 +417,72 @@ def test_the_lane_and_the_plain_path_give_the_same_results_and_states(steps: lis
     with _lane(ShelfState, False):
         plain_path = _run(steps)
     assert claiming == plain_path
+
+
+# ACEBench's messages app: a top of two nested fields (contacts, inbox), below `CLAIM_ON_READ_FROM`, with the lane
+# forced on and off for it: claiming on read must give what claiming up front gives at any number of fields.
+# Calls, and "fork" (go on in a fork, keeping the world left behind as a sibling), "snapshot", "restore".
+NAMES = st.sampled_from(["Eve", "Frank", "Grace", "Nobody"])
+MESSAGE_STEPS = st.lists(st.one_of(
+    st.tuples(st.just("send_message"), st.fixed_dictionaries({"sender_name": NAMES, "receiver_name": NAMES,
+                                                              "message": st.sampled_from(["hi", "bye"])})),
+    st.tuples(st.just("delete_message"), st.fixed_dictionaries({"message_id": st.integers(1, 8)})),
+    st.tuples(st.just("view_messages_between_users"),
+              st.fixed_dictionaries({"sender_name": NAMES, "receiver_name": NAMES})),
+    st.tuples(st.sampled_from(["turn_on_wifi", "get_latest_message_id", "fork", "snapshot", "restore"]), st.just({})),
+), max_size=12)
+
+
+def _run_messages(steps: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """Every record and state of a run of `steps` on a fork of an ACEBench phone template; along the way, every
+    world left behind by a "fork" and the template itself must stay exactly as they were."""
+    from scenarios.acebench import acebench_world
+
+    template = acebench_world(["MessageApi"], initial_config={"BaseApi": {"wifi": False, "logged_in": True}})
+    untouched = json.dumps(template.state(), sort_keys=True)
+    current, snapshot = template.fork(), None
+    siblings: list[tuple[World, str]] = []
+    seen: list[Any] = []
+    for name, arguments in steps:
+        if name == "fork":
+            siblings.append((current, json.dumps(current.state(), sort_keys=True)))
+            current = current.fork()
+        elif name == "snapshot":
+            snapshot = current.snapshot()
+        elif name == "restore":
+            if snapshot is not None:
+                current.restore(snapshot)
+        else:
+            record = current.call(name, arguments)
+            seen.append((record.ok, record.result, record.error))
+        seen.append(current.state())
+        assert json.dumps(template.state(), sort_keys=True) == untouched
+        for sibling, before in siblings:
+            assert json.dumps(sibling.state(), sort_keys=True) == before
+    return seen
+
+
+@settings(max_examples=40, deadline=None)
+@given(MESSAGE_STEPS)
+def test_a_two_field_top_forced_to_claim_on_read_gives_what_the_plain_path_gives(
+        steps: list[tuple[str, dict[str, Any]]]) -> None:
+    from scenarios.acebench.message import MessageState
+
+    with _lane(MessageState, True):
+        claiming = _run_messages(steps)
+    with _lane(MessageState, False):
+        plain_path = _run_messages(steps)
+    assert claiming == plain_path
+
+
+def test_a_top_claiming_on_read_keeps_no_list_of_its_calls_claims_after_the_call() -> None:
+    """The emptied list of a call's claims is let go by the top's generation (else every forked world keeps one)."""
+    world = _world(lambda app: [app.state.books, app.state.loans, app.state.notes, app.state.owner])
+    one, every = world.fork(), world.fork()
+    assert one.call("lend", {"key": "a"}).ok  # reads one field of four: the release puts the class back
+    assert every.call("look").ok  # reads all four: the last read puts the class back
+    for fork in (one, every):
+        state = fork.app(Shelf)._state
+        assert type(state) is ShelfState
+        assert getattr(state._tw_owner, "claims", None) is None
+    assert world.state()["Shelf"]["loans"] == ["b"] and one.state()["Shelf"]["loans"] == ["b", "a"]

@@ -17,7 +17,7 @@ objects, whose values are right: what must never happen, and cannot through thes
 in-place write to an object another world can reach. State is a tree, as its dumps are: the same
 object put in two places is two objects once a fork has copied either path. Copies made in the
 first writing call after a fork or snapshot are recorded as claims in the call's journal
-(`_note_claim`); the ones the call did not change are given back when it ends (`Journal.release`).
+(`_claim_slot`); the ones the call did not change are given back when it ends (`Journal.release`).
 
 State models are handled through two hooks of their class (`StateModel._tw_adopt`,
 `StateModel._tw_copy_for`), so that this module, below `sandbox.state.model`, needs no import of it.
@@ -34,7 +34,6 @@ from ..journal import ALL_OWNED, CLAIM_SLOT, active_journal
 from .ownership import (
     ATOMIC_TYPES,
     OWNER,
-    _note_claim,
     _note_container,
     _note_delete,
     _note_growth,
@@ -42,6 +41,8 @@ from .ownership import (
     _owner,
     _reading_only,
 )
+
+_ABSENT = object()  # `TrackedDict.get`'s mark of a missing key (a key's value may be None)
 
 
 class TrackedList(list[Any]):
@@ -96,7 +97,9 @@ class TrackedList(list[Any]):
     __rmul__ = __mul__
 
     def append(self, value: Any) -> None:
-        _note_growth(self)
+        journal = active_journal()  # `_note_growth`, inline: every entity a tool adds to a list passes here
+        if journal is not None:
+            journal.list_growth(self)
         list.append(self, value if type(value) in ATOMIC_TYPES else _admitted(self, value))
 
     def extend(self, values: Any) -> None:
@@ -178,17 +181,24 @@ class TrackedDict(dict[Any, Any]):
         return _claim_slot(self, dict.__setitem__, key, value, owner)
 
     def get(self, key: Any, default: Any = None) -> Any:
-        if dict.__contains__(self, key):
-            return self[key]
-        return default
+        # `__getitem__`, inline: `self[key]` from Python goes through the type's slot wrapper, which cost more
+        # than the lookup itself (tools look entities up this way, and `World.next_id` its counters).
+        value = dict.get(self, key, _ABSENT)
+        if value is _ABSENT or type(value) in ATOMIC_TYPES:
+            return default if value is _ABSENT else value
+        owner = getattr(self, OWNER, None)
+        return value if getattr(value, OWNER, None) is owner else _claim_slot(self, dict.__setitem__, key, value, owner)
 
     def values(self) -> Any:
-        if not _reading_only():
+        # All its own already (`_own_dict_values`' first test, inline): no journal to ask, nothing to claim.
+        owner = getattr(self, OWNER, None)
+        if (owner is None or getattr(self, ALL_OWNED, None) is not owner) and not _reading_only():
             _own_dict_values(self)
         return dict.values(self)
 
     def items(self) -> Any:
-        if not _reading_only():
+        owner = getattr(self, OWNER, None)
+        if (owner is None or getattr(self, ALL_OWNED, None) is not owner) and not _reading_only():
             _own_dict_values(self)
         return dict.items(self)
 
@@ -374,7 +384,11 @@ def _claim_slot(container: Any, store: Any, key: Any, value: Any, owner: Any) ->
     mine = _claimed(value, owner)
     if mine is not value:
         store(container, key, mine)
-        _note_claim(CLAIM_SLOT, container, key, mine, value)
+        journal = active_journal()  # `_note_claim`, inline: every item a container copies is noted here
+        if journal is not None:
+            claims = journal.claims
+            if claims is not None:
+                claims.append((CLAIM_SLOT, container, key, mine, value))
     return mine
 
 

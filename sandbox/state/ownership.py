@@ -24,7 +24,8 @@ class Generation:
 
     A generation made for a call that claims its top's fields on read holds that call's claims
     (`claims`, set by `App._take`, emptied by its release): a field claimed while another call runs
-    inside it is still that call's to give back."""
+    inside it is still that call's to give back. It lets go of them once the top has claimed every
+    field, or the call ends (`sandbox.state.sharing`), so that no emptied list lives on with the world."""
 
     __slots__ = ("claims",)
 
@@ -62,14 +63,6 @@ ATOMIC_TYPES: frozenset[type] = frozenset(
     {str, int, float, bool, type(None), bytes, _dt.datetime, _dt.date, _dt.time,
      _dt.timedelta, decimal.Decimal}
 )
-
-
-def _note_claim(kind: int, parent: Any, key: Any, mine: Any, original: Any) -> None:
-    journal = active_journal()
-    if journal is not None:
-        claims = journal.claims
-        if claims is not None:
-            claims.append((kind, parent, key, mine, original))
 
 
 def _note_origin(mine: Any, original: Any) -> None:
