@@ -305,11 +305,15 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         of the task): copy one before editing it."""
         new = self._catch_up()
         observation = {"messages": new if self.observe == "new" else self._messages[:], "tools": self._tools}
-        info = self._info()
-        info["call_errors"] = errors = []
+        errors = []
         for record in records:  # as in `_catch_up`, a loop
             if record.error is not None:
                 errors.append(record.error.type)
+        task, episode = self.task, self._episode
+        assert task is not None
+        info: dict[str, Any] = {"task": task.id, "category": task.category, "steps": episode.steps,  # `_info`'s,
+                                "turns": episode.turns, "stop_reason": episode.stop_reason,  # written out
+                                "protocol": self._protocol, "call_errors": errors}
         if problem is not None:
             info["action_error"] = problem
         if self._request is not None:
@@ -320,6 +324,7 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         return observation, float(info["score"]["reward"]), not truncated, truncated, info
 
     def _info(self) -> dict[str, Any]:
+        """What `info` says of the episode so far (a step's also names its calls' errors: `_stepped`)."""
         task = self.task
         assert task is not None
         episode = self._episode

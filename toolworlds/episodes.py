@@ -200,8 +200,10 @@ def _run_written(turn: Turn, world: World, episode: Episode) -> CallRecord | Non
                                         usage=turn.usage))
     episode.process.append(text)
     episode.records.extend(records)
-    observation = _results_text([r.observation() for r in records])
-    episode.messages.append(ChatMessage("tool", observation, source="world"))
+    observations = []
+    for record in records:  # a loop: a comprehension is a call of its own (Python 3.11)
+        observations.append(record.observation())
+    episode.messages.append(ChatMessage("tool", _results_text(observations), source="world"))
     return records[-1] if records else None
 
 
