@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from sandbox.parsing import Call
 from scenarios.banking.family import load_tasks
 from tests.fake_chat import chat_endpoint
+from toolworlds import episodes
 from toolworlds.agents import NoisyAgent, OracleAgent, ToolCall, Turn
 from toolworlds.episodes import _results_text, arun_episode, run_episode, start_episode, task_opening
 from toolworlds.llm import ChatClient, LLMAgent, LLMUser
@@ -199,3 +200,11 @@ def test_results_json_of_objects_cycles_and_depth_is_json_dumps_own() -> None:
         deep = [deep]
     with pytest.raises(RecursionError):
         _results_text(deep)
+
+
+def test_results_json_without_the_c_encoder_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where json has no C encoder (`c_make_encoder` is None), `_RESULTS` writes every result itself."""
+    observations = [{"status": True, "message": "Customer C001 has logged in to the bank", "x": [1.5, None]}]
+    fast = _results_text(observations)
+    monkeypatch.setattr(episodes, "_RESULTS_C", None)
+    assert _results_text(observations) == fast == json.dumps(observations, ensure_ascii=False, default=str)
