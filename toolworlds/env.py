@@ -220,10 +220,9 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
             start = self._openings[key] = self._start_of(task_id)
         self.task = task = start.task
         user = self._make_user(task) if self._make_user is not None else start.user
-        world, episode, user, steps, request = start_episode(
+        self._world, self._episode, self._user, self._steps, self._request = start_episode(
             task, world=start.built.fork(), user=user, max_steps=self.max_steps, max_turns=self.max_turns,
             opening=start.opening)
-        self._world, self._episode, self._user, self._steps, self._request = world, episode, user, steps, request
         self._protocol = start.protocol
         self._messages = list(map(dict, start.head))  # an episode's own: a user may edit them
         self._tools = start.tools
