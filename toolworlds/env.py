@@ -123,12 +123,14 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         The observation holds all a model is given before it first speaks: the system prompt, the
         task's opening message(s) and its tools."""
         self._begin(seed, options)
-        self._users_turns()
+        if self._request is not None and self._request[0] == "user":  # a user opens (multi-turn tasks)
+            self._users_turns()
         return self._observed()
 
     def step(self, action: Any) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
         records, problem = self._act(action)
-        self._users_turns()
+        if self._request is not None and self._request[0] == "user":
+            self._users_turns()
         return self._stepped(records, problem)
 
     async def areset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -205,24 +207,24 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
     # -- internals -------------------------------------------------------------------------
 
     def _begin(self, seed: int | None, options: dict[str, Any] | None) -> None:
-        super().reset(seed=seed)
+        if seed is not None:  # gymnasium's `reset` does nothing else: without a seed, a call for nothing
+            super().reset(seed=seed)
         task_id = options.get("task") if options else None
         if task_id is None:
             task_id = self.task_ids[int(self.np_random.integers(len(self.task_ids)))]
-        elif task_id not in self.task_ids:
-            raise ValueError(f"task {task_id!r} is not one of this environment's tasks")
         key = (task_id, self.protocol)
         start = self._openings.get(key)
-        if start is None:
+        if start is None:  # a task's first episode: is it one of ours (checked once: a list scan per reset
+            if task_id not in self.task_ids:  # cost a family of 2,000 tasks more than the reset)
+                raise ValueError(f"task {task_id!r} is not one of this environment's tasks")
             start = self._openings[key] = self._start_of(task_id)
         self.task = task = start.task
         user = self._make_user(task) if self._make_user is not None else start.user
-        world, episode, user, steps, request = start_episode(
+        self._world, self._episode, self._user, self._steps, self._request = start_episode(
             task, world=start.built.fork(), user=user, max_steps=self.max_steps, max_turns=self.max_turns,
             opening=start.opening)
-        self._world, self._episode, self._user, self._steps, self._request = world, episode, user, steps, request
         self._protocol = start.protocol
-        self._messages = [dict(message) for message in start.head]  # an episode's own: a user may edit them
+        self._messages = list(map(dict, start.head))  # an episode's own: a user may edit them
         self._tools = start.tools
         self._seen = len(start.opening.messages)
         self._final = None
@@ -281,7 +283,9 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         the episode's API messages, and returned."""
         messages = self._episode.messages
         protocol = self._protocol
-        new = [api_message(message, protocol) for message in messages[self._seen:]]
+        new = []
+        for message in messages[self._seen:]:  # a loop: a comprehension is a call of its own (Python 3.11)
+            new.append(api_message(message, protocol))
         self._messages += new
         self._seen = len(messages)
         return new
@@ -300,8 +304,15 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         of the task): copy one before editing it."""
         new = self._catch_up()
         observation = {"messages": new if self.observe == "new" else self._messages[:], "tools": self._tools}
-        info = self._info()
-        info["call_errors"] = [r.error.type for r in records if r.error is not None]
+        errors = []
+        for record in records:  # as in `_catch_up`, a loop
+            if record.error is not None:
+                errors.append(record.error.type)
+        task, episode = self.task, self._episode
+        assert task is not None
+        info: dict[str, Any] = {"task": task.id, "category": task.category, "steps": episode.steps,  # `_info`'s,
+                                "turns": episode.turns, "stop_reason": episode.stop_reason,  # written out
+                                "protocol": self._protocol, "call_errors": errors}
         if problem is not None:
             info["action_error"] = problem
         if self._request is not None:
@@ -312,6 +323,7 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         return observation, float(info["score"]["reward"]), not truncated, truncated, info
 
     def _info(self) -> dict[str, Any]:
+        """What `info` says of the episode so far (a step's also names its calls' errors: `_stepped`)."""
         task = self.task
         assert task is not None
         episode = self._episode

@@ -17,6 +17,7 @@ import inspect
 import json
 from collections.abc import Generator
 from dataclasses import dataclass, field
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Protocol
 
 from sandbox.calllog import CallRecord
@@ -67,6 +68,22 @@ _Request = tuple[str, list[ChatMessage]]
 # How tool results are written for the agent (`json.dumps(..., ensure_ascii=False, default=str)`), made once:
 # `json.dumps` with options builds an encoder each call, half of writing a short result. It holds no state.
 _RESULTS = json.JSONEncoder(ensure_ascii=False, default=str)
+# The C encoder `_RESULTS.encode` makes on every call (with its `iterencode` and a float formatter around it:
+# half of a one-result message's cost), made once. It is given no table of the containers it is inside
+# (`markers`), so it holds no state either; a structure that contains itself is left to `_RESULTS`, which
+# names it, as is everything where the C encoder is missing.
+_RESULTS_C = c_make_encoder(None, str, encode_basestring, None, ": ", ", ", False, False, True) if c_make_encoder \
+    else None
+
+
+def _results_text(observations: list[Any]) -> str:
+    """The tool message of a turn's results: the observations as `_RESULTS` writes them."""
+    if _RESULTS_C is not None:
+        try:
+            return "".join(_RESULTS_C(observations, 0))
+        except RecursionError:  # nested past the interpreter's depth, or a cycle: `_RESULTS` says which
+            pass
+    return _RESULTS.encode(observations)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +117,12 @@ def _conversation(world: World, episode: Episode, opening: Opening, max_steps: i
                   max_turns: int) -> Generator[_Request, Any, None]:
     conversation = episode.messages
     single_reply, multi_turn = opening.single_reply, opening.multi_turn
+    # The two requests, made once: a request names who is to speak and the conversation (this same list), so
+    # every step can hand out the same tuple.
+    to_agent: _Request = ("agent", conversation)
+    to_user: _Request = ("user", conversation)
     if multi_turn:
-        opened = yield ("user", conversation)
+        opened = yield to_user
         conversation.append(_said("user", opened))
         if END in opened:  # the user is done before the agent said a word: it is not asked again
             episode.finished, episode.stop_reason = True, "user ended"
@@ -112,7 +133,7 @@ def _conversation(world: World, episode: Episode, opening: Opening, max_steps: i
         if episode.steps >= max_steps:
             episode.stop_reason = "step limit"
             return
-        turn: Turn = yield ("agent", conversation)
+        turn: Turn = yield to_agent
         episode.steps += 1
         if single_reply:  # task hook: scored on this reply alone
             _end_on_reply(episode, turn)
@@ -129,23 +150,21 @@ def _conversation(world: World, episode: Episode, opening: Opening, max_steps: i
                 # call and its answer back with each later request (10,000 calls: 95 MB requests).
                 episode.stop_reason = "call limit"
                 return
-        elif turn.calls or turn.call_text is not None:
-            _run_written(turn, world, episode)
-            records = episode.records  # the same limit, the same end, for calls written as text
-            if records and records[-1].error is not None and _over_call_limit(records[-1:]):
-                episode.stop_reason = "call limit"
+            continue  # every call is answered: the agent speaks next
+        if turn.calls or turn.call_text is not None:
+            last = _run_written(turn, world, episode)
+            if last is not None and last.error is not None and _over_call_limit([last]):
+                episode.stop_reason = "call limit"  # the same limit, the same end, for calls written as text
                 return
-        else:
-            conversation.append(ChatMessage("assistant", turn.text, source="agent", usage=turn.usage))
-        if conversation[-1].role == "tool":
-            continue
+            continue  # the results are answered: the agent speaks next
+        conversation.append(ChatMessage("assistant", turn.text, source="agent", usage=turn.usage))
         if not multi_turn:
             episode.finished, episode.stop_reason = True, "agent answered"
             return
         if episode.turns >= max_turns:
             episode.stop_reason = "turn limit"
             return
-        reply = yield ("user", conversation)
+        reply = yield to_user
         episode.turns += 1
         if END in reply:
             episode.finished, episode.stop_reason = True, "user ended"
@@ -164,8 +183,9 @@ def _over_call_limit(records: list[CallRecord]) -> bool:
         detail.get("limit") == "max_calls" for detail in records[0].error.details if isinstance(detail, dict))
 
 
-def _run_written(turn: Turn, world: World, episode: Episode) -> None:
-    """Calls the agent wrote (or gave as `Call`s): every result in one tool message."""
+def _run_written(turn: Turn, world: World, episode: Episode) -> CallRecord | None:
+    """Calls the agent wrote (or gave as `Call`s): every result in one tool message. Returns the last record
+    (None when there was none), for the call limit's test."""
     if turn.call_text is not None:  # the world reads it, and says why it cannot
         text = turn.call_text
         records = world.execute(text)
@@ -180,8 +200,11 @@ def _run_written(turn: Turn, world: World, episode: Episode) -> None:
                                         usage=turn.usage))
     episode.process.append(text)
     episode.records.extend(records)
-    observation = _RESULTS.encode([r.observation() for r in records])
-    episode.messages.append(ChatMessage("tool", observation, source="world"))
+    observations = []
+    for record in records:  # a loop: a comprehension is a call of its own (Python 3.11)
+        observations.append(record.observation())
+    episode.messages.append(ChatMessage("tool", _results_text(observations), source="world"))
+    return records[-1] if records else None
 
 
 def _run_native(turn: Turn, world: World, episode: Episode) -> None:
@@ -268,10 +291,12 @@ def start_episode(task: EpisodeTask, *, world: World | None = None, user: Any = 
     itself: `toolworlds.env.ToolEnv`): the world, the record, the user, the conversation generator and its
     first request, `("agent" | "user", conversation)` or None once the episode is over. `opening` is
     `task_opening(task)`, when the caller keeps it (else it is read)."""
-    world = world or task.world()
+    if world is None:
+        world = task.world()
+    if user is None:
+        user = ScriptedUser(task.question)
     episode = Episode(task.id)
-    user = user or ScriptedUser(task.question)
-    steps = _conversation(world, episode, opening or task_opening(task), max_steps, max_turns)
+    steps = _conversation(world, episode, task_opening(task) if opening is None else opening, max_steps, max_turns)
     try:
         first: _Request | None = next(steps)
     except StopIteration:
