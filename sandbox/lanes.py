@@ -46,6 +46,8 @@ LANES: Final[Mapping[str, str]] = MappingProxyType({
                     " SQLAlchemy's own column defaults and conversions (toolworlds.store, RunStore(sqlite_lane=))",
     "offered_tools": "json.loads reads the agent's copy of a task's tools from the stored text, instead of a"
                      " marshal copy of the same values (toolworlds.worker)",
+    "json_text": "json's encoder builds its C encoder (and a table of the containers it is inside) for every result"
+                 " and stored value, instead of one C encoder made once (toolworlds.json_text)",
     "shared_tools": "every agent gets a copy of its tools of its own, instead of the oracle and noisy agents, which"
                     " never read them, being handed the one the process keeps (toolworlds.worker, offered_tools)",
 })

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import datetime
 import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import given as hypothesis_given
-from hypothesis import settings
-from hypothesis import strategies as st
 
 from sandbox.parsing import Call
 from scenarios.banking.family import load_tasks
 from tests.fake_chat import chat_endpoint
-from toolworlds import episodes
 from toolworlds.agents import NoisyAgent, OracleAgent, ToolCall, Turn
-from toolworlds.episodes import _results_text, arun_episode, run_episode, start_episode, task_opening
+from toolworlds.episodes import arun_episode, run_episode, start_episode, task_opening
 from toolworlds.llm import ChatClient, LLMAgent, LLMUser
 
 TASKS = {task.id: task for task in load_tasks()}
@@ -173,38 +168,3 @@ def test_an_opening_read_once_starts_every_episode_as_reading_it_each_time() -> 
         ("system", "be brief", "task"), ("user", "pay the rent", "task")]
     assert task_opening(TURN).multi_turn and not task_opening(TURN).messages
 
-
-_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-                     lambda inner: st.lists(inner, max_size=4)
-                     | st.dictionaries(st.text(max_size=5), inner, max_size=4),
-                     max_leaves=20)
-
-
-@settings(max_examples=300, deadline=None)
-@hypothesis_given(st.lists(
-    _JSON | st.dictionaries(st.integers() | st.floats() | st.booleans() | st.none(), _JSON, max_size=3), max_size=4))
-def test_results_are_written_as_json_dumps_writes_them(observations: list[Any]) -> None:
-    """The tool message's text: the encoder made once gives what `json.dumps` with the same options gives."""
-    assert _results_text(observations) == json.dumps(observations, ensure_ascii=False, default=str)
-
-
-def test_results_json_of_objects_cycles_and_depth_is_json_dumps_own() -> None:
-    when = datetime.date(2026, 1, 2)
-    assert _results_text([{"on": when}]) == json.dumps([{"on": when}], ensure_ascii=False, default=str)
-    cycle: list[Any] = []
-    cycle.append(cycle)
-    with pytest.raises(ValueError, match="Circular reference"):
-        _results_text([cycle])
-    deep: list[Any] = []
-    for _ in range(50_000):
-        deep = [deep]
-    with pytest.raises(RecursionError):
-        _results_text(deep)
-
-
-def test_results_json_without_the_c_encoder_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Where json has no C encoder (`c_make_encoder` is None), `_RESULTS` writes every result itself."""
-    observations = [{"status": True, "message": "Customer C001 has logged in to the bank", "x": [1.5, None]}]
-    fast = _results_text(observations)
-    monkeypatch.setattr(episodes, "_RESULTS_C", None)
-    assert _results_text(observations) == fast == json.dumps(observations, ensure_ascii=False, default=str)

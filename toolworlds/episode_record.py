@@ -10,7 +10,6 @@ Its text is text any database holds (`stored_text`, `stored_json`): the worker w
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sqlmodel import SQLModel
@@ -18,6 +17,8 @@ from sqlmodel.main import SQLModelConfig
 
 from sandbox.input_limits import printable_json, printable_text
 from sandbox.limit_walk import redacted_copy
+
+from .json_text import json_text
 
 
 class EpisodeRecord(SQLModel):
@@ -91,15 +92,13 @@ def stored_json(value: Any) -> str:
     """JSON text any database can hold, whatever the value (typed values via `str`); a lone surrogate in a
     string reads back as the escape `stored_text` stores (`printable_json`)."""
     try:
-        text = _STORED_JSON.encode(value)
+        text = json_text(value)
     except Exception:  # a value json cannot write (too deep, too large a number): store what can be
-        text = _STORED_JSON.encode(redacted_copy(value))
+        text = json_text(redacted_copy(value))
     return printable_json(text)
 
 
 # The record's columns in their order (`record_columns`).
 _FIELDS = tuple(EpisodeRecord.model_fields)
 
-# `json.dumps(value, ensure_ascii=False, default=str)`, its encoder made once: `dumps` makes one per call for
-# any setting of its own, and an episode stores a dozen values this way (an immutable setting, not state).
-_STORED_JSON = json.JSONEncoder(ensure_ascii=False, default=str)
+

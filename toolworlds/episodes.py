@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import json
 from collections.abc import Generator
 from dataclasses import dataclass, field
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Protocol
 
 from sandbox.calllog import CallRecord
@@ -28,6 +26,7 @@ from sandbox.world import World
 from scenarios.family import task_hook
 
 from .agents import Agent, AsyncAgent, ChatMessage, Turn, opening_message, tools_for
+from .json_text import json_text
 from .users import END, ScriptedUser, UserSimulator
 
 
@@ -65,27 +64,6 @@ class Episode:
 
 
 _Request = tuple[str, list[ChatMessage]]
-# How tool results are written for the agent (`json.dumps(..., ensure_ascii=False, default=str)`), made once:
-# `json.dumps` with options builds an encoder each call, half of writing a short result. It holds no state.
-_RESULTS = json.JSONEncoder(ensure_ascii=False, default=str)
-# The C encoder `_RESULTS.encode` makes on every call (with its `iterencode` and a float formatter around it:
-# half of a one-result message's cost), made once. It is given no table of the containers it is inside
-# (`markers`), so it holds no state either; a structure that contains itself is left to `_RESULTS`, which
-# names it, as is everything where the C encoder is missing.
-_RESULTS_C = c_make_encoder(None, str, encode_basestring, None, ": ", ", ", False, False, True) if c_make_encoder \
-    else None
-
-
-def _results_text(observations: list[Any]) -> str:
-    """The tool message of a turn's results: the observations as `_RESULTS` writes them."""
-    if _RESULTS_C is not None:
-        try:
-            return "".join(_RESULTS_C(observations, 0))
-        except RecursionError:  # nested past the interpreter's depth, or a cycle: `_RESULTS` says which
-            pass
-    return _RESULTS.encode(observations)
-
-
 @dataclass(frozen=True, slots=True)
 class Opening:
     """What a task's hooks say of every episode of it: whether a user simulator takes part (`multi_turn`),
@@ -203,7 +181,7 @@ def _run_written(turn: Turn, world: World, episode: Episode) -> CallRecord | Non
     observations = []
     for record in records:  # a loop: a comprehension is a call of its own (Python 3.11)
         observations.append(record.observation())
-    episode.messages.append(ChatMessage("tool", _results_text(observations), source="world"))
+    episode.messages.append(ChatMessage("tool", json_text(observations), source="world"))
     return records[-1] if records else None
 
 
