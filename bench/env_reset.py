@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import sys
 import time
@@ -36,6 +35,7 @@ from timing import interleaved_cpu_us
 
 from toolworlds.agents import ChatMessage, Turn
 from toolworlds.env import ToolEnv
+from toolworlds.json_text import json_text
 from toolworlds.llm import api_message
 from toolworlds.prebuilt import TaskWorlds
 
@@ -63,7 +63,6 @@ def floor_of(worlds: TaskWorlds, gold: str) -> Callable[[], object]:
     the assistant's and the results' messages, their API form, the observations and the info dicts."""
     task = worlds.task(TASK)
     prompt, tools = worlds.prompt(TASK, "native"), worlds.shared_offered(TASK)
-    results = json.JSONEncoder(ensure_ascii=False, default=str)
 
     def floor() -> object:
         world = worlds.fork(TASK)
@@ -74,7 +73,7 @@ def floor_of(worlds: TaskWorlds, gold: str) -> Callable[[], object]:
         turn = Turn.from_text(gold)
         records = world.execute(list(turn.calls))
         said = ChatMessage("assistant", gold, turn.calls, source="agent")
-        answer = ChatMessage("tool", results.encode([r.observation() for r in records]), source="world")
+        answer = ChatMessage("tool", json_text([r.observation() for r in records]), source="world")
         info = {"task": task.id, "category": task.category, "steps": 1, "turns": 0, "stop_reason": "",
                 "protocol": "native", "call_errors": [r.error.type for r in records if r.error is not None]}
         return reset, ({"messages": [api_message(said, "native"), api_message(answer, "native")], "tools": tools},

@@ -96,19 +96,21 @@ def test_offered_tools_are_the_stored_text_read_back_a_fresh_copy_each_time() ->
     from toolworlds import worker
 
     functions = copy.deepcopy(load_tasks("en")[0].functions)
-    first, text = worker.offered_tools(functions)
+    offers = worker.ToolOffers()  # a worker's: its episodes share the conversion
+    first, text = worker.offered_tools(functions, offers=offers)
     assert first == json.loads(text) and json.dumps(first) == json.dumps(json.loads(text))
     first[0]["function"]["name"] = "changed by the agent"
-    second, again = worker.offered_tools(functions)
+    second, again = worker.offered_tools(functions, offers=offers)
     assert again == text and second == json.loads(text) and second is not first
     functions[0]["description"] = "an erratum"
-    third, changed = worker.offered_tools(functions)
+    third, changed = worker.offered_tools(functions, offers=offers)
     assert "an erratum" in changed and third == json.loads(changed)
 
 
 def test_offered_tools_plain_path_when_the_lanes_are_off() -> None:
     probe = ("import json; from scenarios.banking.family import load_tasks; from toolworlds.worker import "
-             "offered_tools; f = load_tasks('en')[0].functions; a, t = offered_tools(f); b, _ = offered_tools(f); "
+             "offered_tools, ToolOffers; f = load_tasks('en')[0].functions; o = ToolOffers(); "
+             "a, t = offered_tools(f, offers=o); b, _ = offered_tools(f, offers=o); "
              "assert a == b == json.loads(t) and a is not b; print('ok')")
     for lanes in ("on", "off"):
         shown = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60,
@@ -122,8 +124,9 @@ def test_agents_that_never_read_their_tools_share_the_kept_copy_only_in_the_lane
     agent gets its own copy either way. Their episodes store the same rows both ways (the run-level identity of
     lanes on and off is tests/test_store_sqlite.py's and the CI's lanes-off run)."""
     probe = ("import json; from scenarios.banking.family import load_tasks; from toolworlds.worker import "
-             "AgentSpec, offered_tools; f = load_tasks('en')[0].functions; a, t = offered_tools(f, shared=True); "
-             "b, _ = offered_tools(f, shared=True); c, _ = offered_tools(f); d, _ = offered_tools(f); "
+             "AgentSpec, offered_tools, ToolOffers; f = load_tasks('en')[0].functions; o = ToolOffers(); "
+             "a, t = offered_tools(f, shared=True, offers=o); b, _ = offered_tools(f, shared=True, offers=o); "
+             "c, _ = offered_tools(f, offers=o); d, _ = offered_tools(f, offers=o); "
              "assert a == b == c == d == json.loads(t) and c is not d and c is not a; "
              "assert [AgentSpec(k).reads_tools for k in ('oracle', 'noisy', 'llm', 'm:F')] == [0, 0, 1, 1]; "
              "print('shared' if a is b else 'copied')")
@@ -140,21 +143,24 @@ def test_oracle_and_noisy_episodes_are_the_same_with_the_kept_copy_of_their_tool
 
     tasks = load_tasks("en")[:6]
     specs = (AgentSpec(), AgentSpec(kind="noisy", noise=0.5, seed=2))
-    with_kept = [run_one("banking/en", task, spec) for spec in specs for task in tasks]
+    offers = worker.ToolOffers()
+    with_kept = [run_one("banking/en", task, spec, offers=offers) for spec in specs for task in tasks]
     original = worker.offered_tools
-    monkeypatch.setattr(worker, "offered_tools", lambda functions, shared=False: original(functions))
-    assert [run_one("banking/en", task, spec) for spec in specs for task in tasks] == with_kept
+    monkeypatch.setattr(worker, "offered_tools", lambda functions, shared=False, offers=None:
+                        original(functions, offers=offers))
+    assert [run_one("banking/en", task, spec, offers=offers) for spec in specs for task in tasks] == with_kept
 
 
 def test_tool_lists_equal_only_by_python_equality_are_offered_apart() -> None:
     """`True == 1 == 1.0` in Python, not in JSON: a list differing from a converted one only so gets its own text."""
-    from toolworlds.worker import offered_tools
+    from toolworlds.worker import ToolOffers, offered_tools
 
     def functions(default: object) -> list[dict[str, object]]:
         return [{"name": "set_flag", "description": "Set the flag.",
                  "parameters": {"type": "object", "properties": {"on": {"type": "boolean", "default": default}}}}]
 
-    texts = [offered_tools(functions(value))[1] for value in (True, 1, 1.0, True)]
+    offers = ToolOffers()
+    texts = [offered_tools(functions(value), offers=offers)[1] for value in (True, 1, 1.0, True)]
     assert len(set(texts)) == 3 and texts[0] == texts[3]
     assert "true" in texts[0] and "true" not in texts[1] and "1.0" in texts[2]
 
@@ -173,3 +179,20 @@ def test_equal_tool_lists_have_the_same_exact_bytes_however_their_objects_are_sh
     held = "".join(["Set ", "the flag."])  # still referenced here as well as in the list
     assert _exact(first) == _exact(functions(held))
     assert len({_exact(functions(held, value)) for value in (True, 1, 1.0)}) == 3
+
+
+def test_a_workers_tool_lists_are_its_own() -> None:
+    """Converted lists are kept by the worker's `ToolOffers`, not by the process: another worker (another run in
+    this process) converts its own, and agents that never read their tools share only their worker's copy (in the
+    speed lane; on the plain path every agent has a copy of its own)."""
+    from sandbox.lanes import LANES_ON
+    from toolworlds.worker import ToolOffers, offered_tools
+
+    functions = load_tasks("en")[0].functions
+    one, other = ToolOffers(), ToolOffers()
+    kept, _ = offered_tools(functions, shared=True, offers=one)
+    assert (offered_tools(functions, shared=True, offers=one)[0] is kept) is LANES_ON
+    elsewhere, _ = offered_tools(functions, shared=True, offers=other)
+    assert elsewhere == kept and elsewhere is not kept
+    alone, _ = offered_tools(functions, shared=True)  # no worker's: converted for this call alone
+    assert alone == kept and alone is not kept

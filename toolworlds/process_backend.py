@@ -49,7 +49,7 @@ from sandbox.input_limits import exception_line
 from scenarios.family import Task
 
 from .llm import SdkClients
-from .worker import AgentSpec, Gate, Outcome, Pending, failed_outcome, run_one
+from .worker import AgentSpec, Gate, Outcome, Pending, ToolOffers, failed_outcome, run_one
 
 # A pool never has more processes than episodes to run, nor more than this many per CPU this process may
 # use: episodes that wait on an endpoint leave their CPU free, so a pool may well outnumber the cores, but
@@ -97,10 +97,10 @@ class ProcessBackend:
         if not pending:
             return
         if self.workers <= 0:
-            clients = SdkClients()
+            clients, offers = SdkClients(), ToolOffers()  # this run's, in this process
             try:
                 for name, task, mode, trial in pending:
-                    yield run_one(name, task, spec, mode, trial=trial, clients=clients)
+                    yield run_one(name, task, spec, mode, trial=trial, clients=clients, offers=offers)
             finally:
                 clients.close()
             return
@@ -378,16 +378,18 @@ def _run_in_pool(task_set: str, task: Task, spec: AgentSpec, mode: str, gate: Ga
         written.write(str(os.getpid()))
     os.replace(f"{beacon}.tmp", beacon)  # whole or absent: the driver never reads half a number
     try:
-        return run_one(task_set, task, spec, mode, gate=gate, trial=trial, clients=_process_clients(os.getpid()))
+        clients, offers = _process_kit(os.getpid())
+        return run_one(task_set, task, spec, mode, gate=gate, trial=trial, clients=clients, offers=offers)
     except BaseException as exc:
         return failed_outcome(task_set, task, f"run: {exception_line(exc)}", trial)
 
 
 @functools.cache
-def _process_clients(pid: int) -> SdkClients:
-    """The SDK clients of the pool process `pid`, made on its first episode and kept until it exits
-    (keyed by process, so a process forked from one that had made its own never reuses its connections)."""
-    return SdkClients()
+def _process_kit(pid: int) -> tuple[SdkClients, ToolOffers]:
+    """The SDK clients and converted tool lists of the pool process `pid`, made on its first episode and kept
+    until it exits (keyed by process, so a process forked from one that had made its own never reuses its
+    connections). A pool process's own: a pool calls a top-level function, which has no other place to keep it."""
+    return SdkClients(), ToolOffers()
 
 
 @contextmanager

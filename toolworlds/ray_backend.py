@@ -57,7 +57,7 @@ from sandbox.world import World
 from scenarios.family import Task
 
 from .llm import SdkClients
-from .worker import AgentSpec, BackendError, Outcome, Pending, failed_outcome, run_one
+from .worker import AgentSpec, BackendError, Outcome, Pending, ToolOffers, failed_outcome, run_one
 
 # Ray reads this when it is imported: "0" makes a Ray node on Linux take 127.0.0.1 as its
 # address, so every server of a local Ray binds the loopback interface only.
@@ -89,12 +89,13 @@ class EpisodeWorker:
         self._worlds: dict[tuple[str, str], World] = {}
         self._gate = None if gate is None else GateLease(gate, name)
         self._clients = SdkClients()  # shared by the episodes this actor runs, one after another
+        self._offers = ToolOffers()  # likewise
 
     def run(self, task_set: str, task_id: str, trial: int = 0) -> Outcome:
         mode, tasks = self._tasks[task_set]
         task = tasks[task_id]
         return run_one(task_set, task, self._spec, mode, start=lambda: self._prebuilt(task_set, task).fork(),
-                       gate=self._gate, trial=trial, clients=self._clients)
+                       gate=self._gate, trial=trial, clients=self._clients, offers=self._offers)
 
     def pid(self) -> int:
         return os.getpid()

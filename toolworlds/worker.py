@@ -10,7 +10,6 @@ imports the backends.
 
 from __future__ import annotations
 
-import functools
 import json
 import marshal
 import time
@@ -154,26 +153,26 @@ class Outcome:
 
 def run_one(task_set: str, task: Task, spec: AgentSpec, mode: str = "exact", *,
             start: Callable[[], World] | None = None, gate: Gate | None = None, trial: int = 0,
-            clients: SdkClients | None = None) -> Outcome:
+            clients: SdkClients | None = None, offers: ToolOffers | None = None) -> Outcome:
     """Run and score one task (top level, so process pools can call it). Never raises: a
     failure anywhere is the outcome's `error`.
 
     `start` gives the episode's world (a fork of one built earlier), else the task builds a
     fresh one; `gate` limits the requests in flight to the agent's endpoint; `trial` is which
-    of the task's repeated runs this is; `clients`, the worker's SDK clients, which its episodes
-    share (without them, each episode makes its own).
+    of the task's repeated runs this is; `clients`, the worker's SDK clients, and `offers`, the
+    tool lists it has converted, which its episodes share (without them, each episode makes its own).
     """
     try:
-        return _run_and_score(task_set, task, spec, mode, start, gate, trial, clients)
+        return _run_and_score(task_set, task, spec, mode, start, gate, trial, clients, offers)
     except Exception as exc:
         return failed_outcome(task_set, task, f"run: {exception_line(exc)}", trial)
 
 
 def _run_and_score(task_set: str, task: Task, spec: AgentSpec, mode: str, start: Callable[[], World] | None,
-                   gate: Gate | None, trial: int, clients: SdkClients | None) -> Outcome:
+                   gate: Gate | None, trial: int, clients: SdkClients | None, offers: ToolOffers | None) -> Outcome:
     task = task_for_protocol(task, spec.protocol)
     # Tools stored as given: written before the agent holds them.
-    offered, tools = offered_tools(task.functions, shared=not spec.reads_tools)
+    offered, tools = offered_tools(task.functions, shared=not spec.reads_tools, offers=offers)
     agent = spec.build(task, gate, trial, clients)
     world, episode = run_episode(task, agent, user=spec.build_user(task, gate, clients),
                                  world=start() if start else None, max_steps=spec.max_steps, openai=offered)
@@ -196,31 +195,53 @@ def _run_and_score(task_set: str, task: Task, spec: AgentSpec, mode: str, start:
     return Outcome(record, calls, transcript_rows(episode.transcript))
 
 
-def offered_tools(functions: Any, *, shared: bool = False) -> tuple[list[dict[str, Any]], str]:
+class ToolOffers:
+    """The function lists one worker has converted to the OpenAI tools agents are offered, with their stored text.
+
+    A worker's episodes share a few lists (a run's tasks, a family's), and converting them was a third of an
+    oracle banking episode, so each is converted once per worker: a backend keeps one of these per worker (its
+    episodes run one after another: in this process, one per run; in a pool, one per process; in Ray, one per
+    actor) and hands it to `run_one`. A list is found by its tools' names and then by its marshal bytes (`_exact`:
+    equal bytes are equal values, `True`, `1` and `1.0` apart, which `==` does not tell; writing it out as JSON to
+    look it up cost a run a tenth of its CPU); the last eight lists of each set of names are kept."""
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, ...], list[tuple[bytes, str, bytes, list[dict[str, Any]]]]] = {}
+
+    def known(self, names: tuple[str, ...], exact: bytes, functions: list[Any]
+              ) -> tuple[bytes, str, bytes, list[dict[str, Any]]]:
+        """The list's conversion: its marshal bytes, its stored text, that text read back and kept as marshal
+        bytes (a snapshot: the list may change later), and one copy read from those bytes, handed only to agents
+        that never read their tools."""
+        seen = self._seen.setdefault(names, [])
+        for entry in seen:
+            if entry[0] == exact:
+                return entry
+        tools = stored_json(openai_tools(functions))
+        kept = marshal.dumps(json.loads(tools))
+        entry = (exact, tools, kept, marshal.loads(kept))
+        seen[:] = [*seen[-7:], entry]
+        return entry
+
+
+def offered_tools(functions: Any, *, shared: bool = False, offers: ToolOffers | None = None
+                  ) -> tuple[list[dict[str, Any]], str]:
     """A task's functions as the OpenAI tools an agent is offered (its own copy) and as the text stored with
-    the episode. Converted once per distinct function list in a process: a run's tasks share a few, and
-    converting them was a third of an oracle banking episode. A list is found by its tools' names and then
-    by its marshal bytes (`_exact`: equal bytes are equal values, `True`, `1` and `1.0` apart, which `==`
-    does not tell; writing it out as JSON to look it up cost a run a tenth of its CPU).
+    the episode; converted once per distinct list by the worker's `offers` (without them, every time).
 
     The agent's copy is the stored text read back (`json.loads`), or, in the speed lane (`LANES_ON`), that same
     value kept `marshal`-led and loaded again: the same lists, dicts and texts, in half the time (reading 10 KB
     of banking tools back as JSON was a sixth of an oracle episode). `shared` says the agent never reads its tools
-    (`AgentSpec.reads_tools`): in the speed lane it is handed the copy this process keeps, not one of its own
+    (`AgentSpec.reads_tools`): in the speed lane it is handed the copy the worker keeps, not one of its own
     (copying 10 KB of tools for an oracle that never looks at them was a thirtieth of its episode)."""
     names = _names(functions)
     exact = None if names is None else _exact(functions)
     if names is None or exact is None:  # not a list of tool objects of plain data: converted every time
         converted = openai_tools(functions)
         return converted, stored_json(converted)
-    seen = _conversions(names)
-    known = next((entry for entry in seen if entry[0] == exact), None)
-    if known is None:
-        tools = stored_json(openai_tools(functions))
-        kept = marshal.dumps(json.loads(tools))  # the bytes are a snapshot: the list may change
-        known = (exact, tools, kept, marshal.loads(kept))
-        seen[:] = [*seen[-7:], known]
-    _, tools, kept, shareable = known
+    _, tools, kept, shareable = (offers or ToolOffers()).known(names, exact, functions)
     if shared and LANES_ON:
         return shareable, tools
     offered: list[dict[str, Any]] = marshal.loads(kept) if LANES_ON else json.loads(tools)
@@ -242,14 +263,6 @@ def _names(functions: Any) -> tuple[str, ...] | None:
     if not isinstance(functions, list) or not all(isinstance(item, dict) for item in functions):
         return None
     return tuple(str(item.get("name")) for item in functions)
-
-
-@functools.lru_cache(maxsize=64)
-def _conversions(names: tuple[str, ...]) -> list[tuple[bytes, str, bytes, list[dict[str, Any]]]]:
-    """The function lists with these tool names converted so far in this process, by their marshal bytes, with
-    their stored text, that text read back `marshal`-led, and one copy read from those bytes, handed only to agents
-    that never read their tools (the last eight)."""
-    return []
 
 
 def task_for_protocol(task: Task, protocol: str) -> Any:
