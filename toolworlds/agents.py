@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from sandbox.errors import ParseError
-from sandbox.parsing import Call, parse_items
+from sandbox.parsing import Call, parse_items, parse_message
 from sandbox.replies import read_reply
 from sandbox.schemas import openai_tools
 
@@ -118,19 +118,15 @@ class Turn:
                     and "<tool_call>" not in text):
                 return cls(text=text, raw=text)
             # `read_reply`'s own first reading, without its `Reply`: a message in the engine's syntaxes
-            # (what an environment step and an oracle send). Anything else is read by `read_reply`, whole.
+            # (what an environment step and an oracle send), whose calls all read, most often; else each
+            # call read alone (`_from_items`). Anything else is read by `read_reply`, whole.
             try:
-                items = parse_items(text)
+                calls = parse_message(text).calls
             except ParseError as whole:
                 if whole.limit is not None:  # `read_reply` refuses it whole for the bound it broke
                     return _made(cls, raw=text, call_text=text)
-            except Exception:  # as `read_reply` takes it (nested too deeply, say): unreadable, whole
-                return _made(cls, raw=text, call_text=text)
-            else:
-                calls = tuple([item for item in items if type(item) is Call])
-                if len(calls) == len(items):
-                    return _made(cls, calls=calls, raw=text)
-                return _made(cls, raw=text, call_text=text)  # some of its calls do not read
+                return _from_items(cls, text)
+            return _made(cls, calls=tuple(calls), raw=text)
         return cls.from_reply(text)
 
     @classmethod
@@ -142,6 +138,24 @@ class Turn:
         if reply.found:
             return cls(calls=tuple(reply.calls), raw=text)
         return cls(text=text, raw=text)
+
+
+def _from_items(cls: type[Turn], text: str) -> Turn:
+    """`from_text` of a text whose calls do not all read as one message: its calls read one by one
+    (`parse_items`), the world to refuse those that do not; or, when not even that reads, `read_reply`."""
+    try:
+        items = parse_items(text)
+    except ParseError as whole:
+        if whole.limit is not None:  # `read_reply` refuses it whole for the bound it broke
+            return _made(cls, raw=text, call_text=text)
+    except Exception:  # as `read_reply` takes it (nested too deeply, say): unreadable, whole
+        return _made(cls, raw=text, call_text=text)
+    else:
+        calls = tuple([item for item in items if type(item) is Call])
+        if len(calls) == len(items):
+            return _made(cls, calls=calls, raw=text)
+        return _made(cls, raw=text, call_text=text)  # some of its calls do not read
+    return cls.from_reply(text)
 
 
 def _made(cls: type[Turn], *, calls: tuple[Call, ...] = (), raw: str | None = None,
