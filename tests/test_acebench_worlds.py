@@ -411,6 +411,36 @@ def test_cancellation_refunds_once_to_the_payment_method_and_frees_the_seat() ->
     assert modify.error is not None and modify.error.type == "invalid_transition"
 
 
+@pytest.mark.parametrize(("tool", "arguments", "copied"), [
+    ("reserve_flight", {"user_id": "user1", "password": "password123", "flight_no": "CA1234",
+                        "cabin": "Economy Class", "payment_method": "cash", "baggage_count": 3}, {"Flight": 1}),
+    ("modify_flight", {"user_id": "user1", "reservation_id": "res_2", "new_flight_no": "CZ4321",
+                       "add_baggage": 2}, {"Reservation": 1}),
+    ("cancel_reservation", {"user_id": "user1", "reservation_id": "res_1", "reason": "plans changed"},
+     {"Flight": 1}),
+])
+def test_travel_writes_copy_only_the_items_they_change(monkeypatch: pytest.MonkeyPatch, tool: str,
+                                                       arguments: dict[str, Any], copied: dict[str, int]) -> None:
+    """On a fork (state shared with its parent), a writing tool copies the one flight or reservation it
+    changes, not every one its lookup passes; results and end states are those of an unforked world."""
+    from scenarios.acebench.travel import Flight, Reservation
+
+    alone, parent = travel(), travel()
+    expected = result(alone, tool, **arguments)
+    world = parent.fork()
+    copies: dict[str, int] = {}
+    for kind in (Flight, Reservation):
+        def counting(model: Any, owner: Any, *rest: Any, real: Any = kind._tw_copy_for, name: str = kind.__name__,
+                     ) -> Any:
+            copies[name] = copies.get(name, 0) + 1
+            return real(model, owner, *rest)
+        monkeypatch.setattr(kind, "_tw_copy_for", counting)
+    assert result(world, tool, **arguments) == expected
+    assert copies == copied
+    assert world.state() == alone.state()
+    assert parent.state() == travel().state()
+
+
 def test_late_cancellation_fee_and_airline_cancellation() -> None:
     import datetime as dt
 

@@ -149,17 +149,23 @@ class Travel(AceApp[TravelState]):
 
     # -- helpers (not tools) -------------------------------------------------------------
 
-    def _flight(self, flight_no: str, *, available: bool = False) -> Flight | None:
-        """The first flight with this number (flight numbers repeat in the data)."""
-        for flight in self.state.flights:
+    # The lookups scan the read-only view's list as a plain list: in a writing call, a scan of
+    # `self.state`'s would copy every item it passes (copy on write), each compared and given back
+    # at the call's end. They return the item found with its index: read it, never change it; a
+    # tool that changes it takes it by index through `self.state` (only that one is copied).
+
+    def _flight(self, flight_no: str, *, available: bool = False) -> tuple[int, Flight] | None:
+        """The first flight with this number (flight numbers repeat in the data), and its index."""
+        for index, flight in enumerate(list.__iter__(self.read_only_state.flights)):
             if flight.flight_no == flight_no and (not available or flight.status == "available"):
-                return flight
+                return index, flight
         return None
 
-    def _reservation(self, reservation_id: str, user_id: str) -> Reservation | None:
-        for reservation in self.state.reservations:
+    def _reservation(self, reservation_id: str, user_id: str) -> tuple[int, Reservation] | None:
+        """The user's reservation with this id, and its index."""
+        for index, reservation in enumerate(list.__iter__(self.read_only_state.reservations)):
             if reservation.reservation_id == reservation_id and reservation.user_id == user_id:
-                return reservation
+                return index, reservation
         return None
 
     def _price(self, flight: Flight, cabin: str) -> int:
@@ -242,10 +248,14 @@ class Travel(AceApp[TravelState]):
             return {"status": "error", "message": self.texts.need_reservation_or_user}
         statuses = self.state.reservation_status
         return [
-            cast(ReservationDetails, {**r.model_dump(), "flight_info": self._flight(r.flight_no),
+            cast(ReservationDetails, {**r.model_dump(), "flight_info": self._flight_info(r.flight_no),
                                       "status": statuses.get(r.reservation_id, "booked")})
             for r in chosen
         ]
+
+    def _flight_info(self, flight_no: str) -> Flight | None:
+        found = self._flight(flight_no)
+        return None if found is None else found[1]
 
     @tool(mutates=False)
     def find_transfer_flights(
@@ -320,9 +330,10 @@ class Travel(AceApp[TravelState]):
         user = state.users.get(user_id)
         if user is None or user.password != password:
             return text.auth_failed
-        flight = self._flight(flight_no, available=True)
-        if flight is None:
+        found = self._flight(flight_no, available=True)
+        if found is None:
             return text.flight_unavailable.format(flight_no=flight_no)
+        index, flight = found
         allowance = self._allowance(user.membership_level, cabin)
         if allowance is None:
             return text.invalid_cabin.format(cabin=cabin)
@@ -333,6 +344,7 @@ class Travel(AceApp[TravelState]):
             return text.no_seats.format(flight_no=flight_no)
         if not self._pay(user, payment_method, -total):
             return text.cash_insufficient if payment_method == "cash" else text.bank_insufficient
+        flight = state.flights[index]
         flight.seats_available -= 1
         reservation_id = f"res_{len(state.reservations) + 1}"
         state.reservations.append(Reservation(
@@ -364,12 +376,14 @@ class Travel(AceApp[TravelState]):
             new_payment_method: How to pay any difference (cash or bank); defaults to the original.
         """
         text, state = self.texts, self.state
-        reservation = self._reservation(reservation_id, user_id)
-        if reservation is None:
+        found = self._reservation(reservation_id, user_id)
+        if found is None:
             return text.reservation_mismatch
-        current = self._flight(reservation.flight_no)
-        if current is None:
+        index, reservation = found
+        found_flight = self._flight(reservation.flight_no)
+        if found_flight is None:
             return text.flight_info_missing
+        current = found_flight[1]
         user = state.users.get(user_id)
         if user is None:
             return text.reservation_mismatch
@@ -377,10 +391,12 @@ class Travel(AceApp[TravelState]):
             return text.invalid_cabin.format(cabin=new_cabin)
         target = None
         if new_flight_no and new_flight_no != reservation.flight_no:
-            target = self._flight(new_flight_no)
+            found_flight = self._flight(new_flight_no)
+            target = None if found_flight is None else found_flight[1]
             if target is None or (target.origin, target.destination) != (current.origin, current.destination):
                 return text.flight_change_failed
         changed_status = self._next_status(reservation_id, "change")
+        reservation = state.reservations[index]
         before = reservation.model_dump()
         method = new_payment_method or reservation.payment_method
         notes: list[str] = []
@@ -438,12 +454,14 @@ class Travel(AceApp[TravelState]):
         user = state.users.get(user_id)
         if user is None:
             return text.invalid_user
-        reservation = self._reservation(reservation_id, user_id)
-        if reservation is None:
+        found = self._reservation(reservation_id, user_id)
+        if found is None:
             return text.reservation_not_users
-        flight = self._flight(reservation.flight_no)
-        if flight is None:
+        reservation = found[1]
+        found_flight = self._flight(reservation.flight_no)
+        if found_flight is None:
             return text.invalid_flight_info
+        index, flight = found_flight
         now = self.world.clock.now()
         departure = _time(flight.depart_time)
         if departure < now:
@@ -459,7 +477,7 @@ class Travel(AceApp[TravelState]):
             refund = price - fee
             message = text.late_cancellation.format(fee=fee, refund=refund)
         self._pay(user, reservation.payment_method, refund)
-        flight.seats_available += 1
+        state.flights[index].seats_available += 1
         return message
 
 
