@@ -180,7 +180,7 @@ def _run_and_score(task_set: str, task: Task, spec: AgentSpec, mode: str, start:
         time.sleep(spec.pause)
     family = task_set.split("/", 1)[0]  # a task set is named "<family>/<lang>"
     scored = score_episode(family, task, world, episode.process, episode.records, mode)
-    record = EpisodeRecord(
+    record = EpisodeRecord.of(
         task_set=task_set, task_id=stored_text(str(task.id)), category=stored_text(str(task.category)),
         **scored.columns(task_set), steps=episode.steps, finished=episode.finished,
         stop_reason=episode.stop_reason, error=None if episode.error is None else stored_text(episode.error),
