@@ -48,6 +48,9 @@ LANES: Final[Mapping[str, str]] = MappingProxyType({
                      " marshal copy of the same values (toolworlds.worker)",
     "json_text": "json's encoder builds its C encoder (and a table of the containers it is inside) for every result"
                  " and stored value, instead of one C encoder made once (toolworlds.json_text)",
+    "record": "pydantic validates every EpisodeRecord a worker makes, instead of one whose values are each of its"
+              " field's own type exactly being made from them as they are (toolworlds.episode_record,"
+              " EpisodeRecord.of)",
     "shared_tools": "every agent gets a copy of its tools of its own, instead of the oracle and noisy agents, which"
                     " never read them, being handed the one the process keeps (toolworlds.worker, offered_tools)",
 })

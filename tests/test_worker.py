@@ -181,6 +181,34 @@ def test_equal_tool_lists_have_the_same_exact_bytes_however_their_objects_are_sh
     assert len({_exact(functions(held, value)) for value in (True, 1, 1.0)}) == 3
 
 
+def test_a_list_found_by_its_quick_bytes_is_the_one_converted_and_a_change_is_seen() -> None:
+    """A list seen before is found by its format 4 bytes (`_quick`) without its format 2 ones (`_exact`), and gives
+    the conversion of that very value; changed in place (a value, or `True` for `1`), it is converted again."""
+    from toolworlds import worker
+
+    functions = copy.deepcopy(load_tasks("en")[0].functions)
+    functions[0]["parameters"]["flag"] = True
+    offers = worker.ToolOffers()
+    _, text = worker.offered_tools(functions, offers=offers)
+    worker.offered_tools(functions, offers=offers)  # found by its format 2 bytes: kept under its format 4 ones too
+    exact_calls = []
+    original = worker._exact
+
+    def counted(listed: list[object]) -> bytes | None:
+        exact_calls.append(1)
+        return original(listed)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(worker, "_exact", counted)
+        offered, again = worker.offered_tools(functions, offers=offers)
+        assert again == text and offered == json.loads(text) and not exact_calls
+        functions[0]["parameters"]["flag"] = 1
+        _, changed = worker.offered_tools(functions, offers=offers)
+        assert changed != text and '"flag": 1' in changed and exact_calls
+        functions[0]["parameters"]["flag"] = True
+        assert worker.offered_tools(functions, offers=offers)[1] == text
+
+
 def test_a_workers_tool_lists_are_its_own() -> None:
     """Converted lists are kept by the worker's `ToolOffers`, not by the process: another worker (another run in
     this process) converts its own, and agents that never read their tools share only their worker's copy (in the

@@ -13,7 +13,6 @@ for the verdicts, which `toolworlds rescore` writes with the same function).
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -29,8 +28,12 @@ from .episode_record import stored_json, stored_text
 
 
 def error_counts(records: Iterable[CallRecord]) -> dict[str, int]:
-    counts = Counter(r.error.type for r in records if r.error is not None)
-    return dict(sorted(counts.items()))
+    """Failed calls by error type, sorted by type (most episodes have none: no counter is made for them)."""
+    counts: dict[str, int] = {}
+    for record in records:
+        if record.error is not None:
+            counts[record.error.type] = counts.get(record.error.type, 0) + 1
+    return dict(sorted(counts.items())) if len(counts) > 1 else counts
 
 
 @dataclass(frozen=True)
@@ -63,8 +66,11 @@ class EpisodeScore:
     def columns(self, task_set: str) -> dict[str, Any]:
         """The stored columns of the episode's score (`EpisodeRecord`'s): the verdicts (`score_columns`), the
         calls and their errors."""
-        return {**score_columns(task_set, self.task, self.world, self.process, self.score, self.checker),
-                "calls": self.calls, "errors": sum(self.errors.values()), "error_types": json.dumps(self.errors)}
+        columns = score_columns(task_set, self.task, self.world, self.process, self.score, self.checker)
+        columns["calls"] = self.calls
+        columns["errors"] = sum(self.errors.values())
+        columns["error_types"] = json.dumps(self.errors) if self.errors else "{}"  # what json.dumps writes of {}
+        return columns
 
 
 def score_episode(family: str, task: Task, world: World, process: Sequence[str], records: Sequence[CallRecord],
@@ -88,12 +94,13 @@ def score_columns(task_set: str, task: Task, world: World, process: Sequence[str
     is added where the episode is stored: once per task, not per trial, and off the workers' episode time
     (it was a sixth of an oracle ACEBench episode)."""
     return {"success": score.success, "state_fraction": score.state_fraction, "process": score.process,
-            "diff": stored_json(score.diff.to_dict()), "reason": stored_text(score.reason) if score.reason else None,
-            "result_record": result_record(task, world, list(process), score.end_state),
+            "diff": stored_json(score.diff.to_dict()) if score.diff else "[]",  # no differences: no list made
+            "reason": stored_text(score.reason) if score.reason else None,
+            "result_record": result_record(task, world, process, score.end_state),
             "scorer_version": scorer_version(task_set.split("/", 1)[0], checker)}
 
 
-def result_record(task: Task, world: Any, process: list[str], end_state: tuple[Any, ...] = ()) -> str | None:
+def result_record(task: Task, world: Any, process: Sequence[str], end_state: tuple[Any, ...] = ()) -> str | None:
     """The task's line of its benchmark's own result file (task hook `result_record`), as JSON. Given the
     end state its scorer made (`end_state`, one element), a task with the hook `end_state_record` writes
     the line from it rather than making the state again."""

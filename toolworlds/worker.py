@@ -180,7 +180,7 @@ def _run_and_score(task_set: str, task: Task, spec: AgentSpec, mode: str, start:
         time.sleep(spec.pause)
     family = task_set.split("/", 1)[0]  # a task set is named "<family>/<lang>"
     scored = score_episode(family, task, world, episode.process, episode.records, mode)
-    record = EpisodeRecord(
+    record = EpisodeRecord.of(
         task_set=task_set, task_id=stored_text(str(task.id)), category=stored_text(str(task.category)),
         **scored.columns(task_set), steps=episode.steps, finished=episode.finished,
         stop_reason=episode.stop_reason, error=None if episode.error is None else stored_text(episode.error),
@@ -203,27 +203,56 @@ class ToolOffers:
     episodes run one after another: in this process, one per run; in a pool, one per process; in Ray, one per
     actor) and hands it to `run_one`. A list is found by its tools' names and then by its marshal bytes (`_exact`:
     equal bytes are equal values, `True`, `1` and `1.0` apart, which `==` does not tell; writing it out as JSON to
-    look it up cost a run a tenth of its CPU); the last eight lists of each set of names are kept."""
+    look it up cost a run a tenth of its CPU); the last eight lists of each set of names are kept.
+
+    Taking a list's format 2 bytes (`_exact`, every string encoded as UTF-8 on its own) was two thirds of finding
+    it, so a list whose names were seen is first looked for by its bytes in marshal's own format (`_quick`, in
+    half the time): equal bytes in any format are equal values, but format 4's also say which objects have other
+    references, so a list equal to a converted one need not give the same, and each entry keeps the last four
+    it was found by; a list not found so is looked for by its format 2 bytes as before, and kept under both."""
 
     __slots__ = ("_seen",)
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[str, ...], list[tuple[bytes, str, bytes, list[dict[str, Any]]]]] = {}
+        self._seen: dict[tuple[str, ...], list[_Offer]] = {}
 
-    def known(self, names: tuple[str, ...], exact: bytes, functions: list[Any]
-              ) -> tuple[bytes, str, bytes, list[dict[str, Any]]]:
-        """The list's conversion: its marshal bytes, its stored text, that text read back and kept as marshal
-        bytes (a snapshot: the list may change later), and one copy read from those bytes, handed only to agents
-        that never read their tools."""
+    def known(self, names: tuple[str, ...], functions: list[Any]) -> _Offer | None:
+        """The list's conversion (None when marshal refuses its values: it is converted every time)."""
+        seen = self._seen.get(names)
+        quick = _quick(functions) if seen else None
+        if seen and quick is not None:
+            for entry in seen:
+                if quick in entry.quick:
+                    return entry
+        exact = _exact(functions)
+        if exact is None:
+            return None
         seen = self._seen.setdefault(names, [])
         for entry in seen:
-            if entry[0] == exact:
-                return entry
-        tools = stored_json(openai_tools(functions))
-        kept = marshal.dumps(json.loads(tools))
-        entry = (exact, tools, kept, marshal.loads(kept))
-        seen[:] = [*seen[-7:], entry]
+            if entry.exact == exact:
+                break
+        else:
+            entry = _Offer(exact, stored_json(openai_tools(functions)))
+            seen[:] = [*seen[-7:], entry]
+        if quick is not None:
+            entry.quick[:] = [*entry.quick[-3:], quick]
         return entry
+
+
+class _Offer:
+    """One converted list: its format 2 marshal bytes (`exact`), its stored text (`tools`), that text read back and
+    kept as marshal bytes (`kept`: a snapshot, the list may change later), one copy read from those bytes
+    (`shareable`, handed only to agents that never read their tools), and the format 4 bytes it was last found by
+    (`quick`)."""
+
+    __slots__ = ("exact", "kept", "quick", "shareable", "tools")
+
+    def __init__(self, exact: bytes, tools: str) -> None:
+        self.exact = exact
+        self.tools = tools
+        self.kept = marshal.dumps(json.loads(tools))
+        self.shareable: list[dict[str, Any]] = marshal.loads(self.kept)
+        self.quick: list[bytes] = []
 
 
 def offered_tools(functions: Any, *, shared: bool = False, offers: ToolOffers | None = None
@@ -237,15 +266,14 @@ def offered_tools(functions: Any, *, shared: bool = False, offers: ToolOffers | 
     (`AgentSpec.reads_tools`): in the speed lane it is handed the copy the worker keeps, not one of its own
     (copying 10 KB of tools for an oracle that never looks at them was a thirtieth of its episode)."""
     names = _names(functions)
-    exact = None if names is None else _exact(functions)
-    if names is None or exact is None:  # not a list of tool objects of plain data: converted every time
+    entry = None if names is None else (offers or ToolOffers()).known(names, functions)
+    if entry is None:  # not a list of tool objects of plain data: converted every time
         converted = openai_tools(functions)
         return converted, stored_json(converted)
-    _, tools, kept, shareable = (offers or ToolOffers()).known(names, exact, functions)
     if shared and LANES_ON:
-        return shareable, tools
-    offered: list[dict[str, Any]] = marshal.loads(kept) if LANES_ON else json.loads(tools)
-    return offered, tools
+        return entry.shareable, entry.tools
+    offered: list[dict[str, Any]] = marshal.loads(entry.kept) if LANES_ON else json.loads(entry.tools)
+    return offered, entry.tools
 
 
 def _exact(functions: list[Any]) -> bytes | None:
@@ -255,6 +283,15 @@ def _exact(functions: list[Any]) -> bytes | None:
     again (a run's episodes per CPU-second fell from 841 to 507)."""
     try:
         return marshal.dumps(functions, 2)
+    except ValueError:
+        return None
+
+
+def _quick(functions: list[Any]) -> bytes | None:
+    """The list's marshal bytes in marshal's own format (4): equal bytes are equal values, as with `_exact`, but
+    equal values may give other bytes (see `ToolOffers`); None for values marshal refuses."""
+    try:
+        return marshal.dumps(functions)
     except ValueError:
         return None
 
@@ -276,7 +313,6 @@ def transcript_rows(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
     """An episode's messages as the store's rows (plain data, text any database can hold)."""
     rows = []
     for seq, message in enumerate(messages):
-        usage = message.usage or {}
         if message.tool_calls:
             tool_calls: str | None = stored_json([{"id": c.id, "name": c.name, "arguments": c.arguments}
                                                    for c in message.tool_calls])
@@ -284,14 +320,18 @@ def transcript_rows(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
             tool_calls = stored_json([{"id": None, "name": c.name, "arguments": c.arguments} for c in message.calls])
         else:
             tool_calls = None
+        content = message.content
+        usage = message.usage
         rows.append({
             "seq": seq, "role": message.role, "source": message.source or message.role,
-            "content": stored_text(message.content if isinstance(message.content, str) else str(message.content)),
+            "content": stored_text(content if isinstance(content, str) else str(content)),
             "tool_calls": tool_calls,
             "call_text": None if message.call_text is None else stored_text(message.call_text),
             "tool_call_id": None if message.tool_call_id is None else stored_text(message.tool_call_id),
-            "prompt_tokens": usage.get("prompt_tokens"),
-            "completion_tokens": usage.get("completion_tokens"), "latency_ms": usage.get("latency_ms"),
+            # Most messages have no model usage: its three columns are None then, as `{}.get` gives.
+            "prompt_tokens": None if usage is None else usage.get("prompt_tokens"),
+            "completion_tokens": None if usage is None else usage.get("completion_tokens"),
+            "latency_ms": None if usage is None else usage.get("latency_ms"),
         })
     return rows
 
