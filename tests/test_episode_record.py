@@ -82,3 +82,15 @@ def test_the_switch_decides(value: str, validated: str) -> None:
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=60, check=True).stdout.strip()
     assert out == validated
+
+
+def test_the_record_lane_holds_only_for_a_model_without_checks() -> None:
+    """The lane skips validation only while validation could change nothing: no field of EpisodeRecord has a
+    constraint, a validator or a factory default (adding one turns the lane off, `_UNCONSTRAINED`)."""
+    from pydantic import Field
+
+    from toolworlds import episode_record
+
+    assert episode_record._UNCONSTRAINED
+    constrained = Field(ge=0)
+    assert constrained.metadata  # what `_UNCONSTRAINED` reads of a field that has a constraint

@@ -78,7 +78,7 @@ class EpisodeRecord(SQLModel):
         validating them, which would keep each as it is (validating was half the cost of making the record).
         Anything else (an unknown or missing name, an int for a float, a subclass of str) is validated, which
         converts or refuses it as ever."""
-        if LANES_ON and cls is EpisodeRecord and _plain_values(values):
+        if LANES_ON and _UNCONSTRAINED and cls is EpisodeRecord and _plain_values(values):
             fields = _DEFAULTS.copy()
             fields.update(values)
             record = object.__new__(cls)
@@ -141,6 +141,12 @@ _DEFAULTS: MappingProxyType[str, Any] = MappingProxyType(
     {name: None if info.default is PydanticUndefined else info.default
      for name, info in EpisodeRecord.model_fields.items()})
 _set = object.__setattr__
+# The lane holds only while no field has a constraint, a validator's metadata or a default made by a factory
+# (which `_DEFAULTS` cannot give): a field given one later turns the lane off rather than skipping it.
+_CHECKS = EpisodeRecord.__pydantic_decorators__
+_UNCONSTRAINED = (all(not info.metadata and info.default_factory is None
+                      for info in EpisodeRecord.model_fields.values())
+                  and not _CHECKS.field_validators and not _CHECKS.model_validators)
 
 
 def _plain_values(values: dict[str, Any]) -> bool:
