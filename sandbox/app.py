@@ -139,7 +139,10 @@ class App(Generic[S]):
         """The live state as it is, never copied: for code that only reads it during a call that may
         write, such as a phone app checking the device's wifi. `state` would first take a state still
         shared with a fork or snapshot as this app's own (a copy, given back unchanged at the call's
-        end). What this returns may be shared with other worlds: never change it, nor anything in it."""
+        end). What this returns may be shared with other worlds: never change it, nor anything in it. Its
+        containers are the live ones, so iterating one of this app's own during a call still takes each item as
+        its own as it is reached; a scan that must copy nothing reads through the builtin's own methods
+        (`list.__iter__`, as ACEBench's travel lookups do)."""
         return self._state
 
     def _take(self, journal: Journal | None) -> None:
