@@ -39,8 +39,11 @@ def assert_same_hashes(tasks: list[Any]) -> None:
     assert [task_hash(task) for task in tasks] == expected
 
 
-@pytest.mark.parametrize(("name", "lang"), [("banking", "en"), ("banking", "zh"), ("apibank", "en"),
-                                            ("toolbench", "en")])
+@pytest.mark.parametrize(("name", "lang"), [
+    ("banking", "en"), ("banking", "zh"),
+    pytest.param("apibank", "en", marks=pytest.mark.skipif(dataset_dir("api-bank") is None,
+                                                           reason="API-Bank data not found: set TOOLWORLDS_DATA")),
+    ("toolbench", "en")])
 def test_bundled_tasks_hash_as_before(name: str, lang: str) -> None:
     for errata in (True, False):
         tasks = family(name).tasks(TaskQuery(lang=lang, errata=errata)).tasks
