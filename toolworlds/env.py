@@ -308,11 +308,7 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         for record in records:  # as in `_catch_up`, a loop
             if record.error is not None:
                 errors.append(record.error.type)
-        task, episode = self.task, self._episode
-        assert task is not None
-        info: dict[str, Any] = {"task": task.id, "category": task.category, "steps": episode.steps,  # `_info`'s,
-                                "turns": episode.turns, "stop_reason": episode.stop_reason,  # written out
-                                "protocol": self._protocol, "call_errors": errors}
+        info = self._info(errors)
         if problem is not None:
             info["action_error"] = problem
         if self._request is not None:
@@ -322,13 +318,17 @@ class ToolEnv(gymnasium.Env[dict[str, Any], Any]):
         truncated = self._episode.stop_reason in _LIMITS
         return observation, float(info["score"]["reward"]), not truncated, truncated, info
 
-    def _info(self) -> dict[str, Any]:
-        """What `info` says of the episode so far (a step's also names its calls' errors: `_stepped`)."""
+    def _info(self, call_errors: list[str] | None = None) -> dict[str, Any]:
+        """What `info` says of the episode so far; a step's (`_stepped`) also names its calls' errors, written
+        into the same dict at once (the one place the keys are named)."""
         task = self.task
         assert task is not None
         episode = self._episode
-        return {"task": task.id, "category": task.category, "steps": episode.steps,
+        info = {"task": task.id, "category": task.category, "steps": episode.steps,
                 "turns": episode.turns, "stop_reason": episode.stop_reason, "protocol": self._protocol}
+        if call_errors is not None:
+            info["call_errors"] = call_errors
+        return info
 
 
 @dataclass(frozen=True, slots=True)
