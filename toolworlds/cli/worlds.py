@@ -13,7 +13,8 @@ from sandbox.schemas import FORMATS
 from scenarios.family import ReplayReport
 from scenarios.registry import families
 
-from .app import app, collector_paused, console, errors, escape, fail, family_named, said
+from .collector import collector_paused
+from .shared import app, console, errors, escape, fail, family_named, said
 
 
 @app.command()

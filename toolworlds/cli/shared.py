@@ -10,10 +10,6 @@ which cost a cold `toolworlds replay` some 30 ms. Names imported only for type c
 are quoted.
 """
 
-import contextlib
-import gc
-from collections.abc import Iterator
-
 import typer
 from rich.markup import escape as markup_escape
 
@@ -63,36 +59,3 @@ def family_named(name: str) -> WorldFamily:
 def split_commas(values: list[str]) -> list[str]:
     """Option values given repeated or comma-separated (`--task-ids a,b --task-ids c`), as one list."""
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cycle collector off for a bounded command (a replay), back as it was afterwards.
-
-    A replay allocates tens of thousands of objects that live until it ends (the family's
-    modules, models and validators, each task's worlds) and leaves almost no cyclic garbage: the
-    collector's passes over them cost a cold `toolworlds replay acebench` some 6 ms (half of it
-    paid back in one pass when the collector is given back) and free nothing (peak memory with it
-    off: acebench 40.5 MB against 40.3, apibank 66.2 against 65.8). Reference counting frees
-    everything else as usual. Long-lived commands (`run`, `serve`) keep the collector.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def main() -> None:
-    try:
-        app()
-    finally:
-        # The command is done (its files closed, its store closed) and the process is about to end.
-        # Interpreter shutdown would now run the cycle collector over every object still alive: tens
-        # of thousands after a replay (the worlds' models, pydantic's schemas and validators), about
-        # 40 ms, more than printing the table, to free memory the operating system takes back anyway.
-        # Frozen objects are left out of those collections; reference counting still releases what it
-        # releases, atexit handlers still run, and the exit code is unchanged.
-        gc.freeze()
