@@ -105,7 +105,7 @@ _NOT_ON_THE_REPLAY_PATH = (
     "scenarios.todo", "scenarios.banking", "scenarios.apibank", "scenarios.toolbench", "scenarios.acebench.items",
     "evaluators", "toolworlds.runner", "toolworlds.store", "toolworlds.episodes", "toolworlds.llm",
     "toolworlds.agents", "toolworlds.users", "sqlalchemy", "sqlmodel", "openai", "httpx", "transitions.extensions",
-    "deepdiff", "rank_bm25", "rouge_score", "rouge", "rich._emoji_codes",
+    "deepdiff", "rank_bm25", "rouge_score", "rouge", "rich._emoji_codes", "sandbox.replies", "sandbox.chat",
 )
 
 
