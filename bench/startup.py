@@ -63,7 +63,7 @@ PROCESSES = {
     "from sandbox import World": [sys.executable, "-c", "from sandbox import World"],
     "ACEBench family loaded": [sys.executable, "-c", "from scenarios.registry import family\nfamily('acebench')"],
     "ACEBench replay, no CLI": [sys.executable, "-c", _BARE_REPLAY],
-    "import toolworlds.cli": [sys.executable, "-c", "import toolworlds.cli"],
+    "import toolworlds.cli (its commands)": [sys.executable, "-c", "from toolworlds.cli import app"],
     "toolworlds replay acebench": [sys.executable, "-m", "toolworlds.cli", "replay", "acebench"],
 }
 # Rows that need the ACEBench data.

@@ -41,7 +41,9 @@ _DRIVER = """
 import json, sys, time
 start = time.perf_counter()
 import toolworlds.cli as cli
-import toolworlds.cli.worlds as commands
+from toolworlds.cli.collector import collector_paused
+with collector_paused(freeze=True):  # as `main` imports the command line
+    import toolworlds.cli.worlds as commands
 after_cli = time.perf_counter()
 from pydantic import BaseModel
 class Probe(BaseModel):

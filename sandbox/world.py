@@ -16,7 +16,6 @@ from typing import Any, TypeVar, overload
 
 from pydantic import ValidationError
 
-from . import chat
 from .app import App
 from .calllog import CallError, CallLog, CallRecord
 from .clock import DEFAULT_START, SimClock
@@ -37,7 +36,6 @@ from .journal import begin as begin_journal
 from .lanes import LANES_ON
 from .limit_walk import check_integers, checked_copy, redacted_copy
 from .parsing import Call
-from .replies import reply_items
 from .rng import WorldRandom
 from .schemas import export_all
 from .state import OWNER, StateModel, TrackedDict, plain
@@ -336,6 +334,10 @@ class World:
 
     def _read(self, message: Any) -> list[Call] | list[Call | ParseError]:
         if type(message) is str:
+            # Imported here: a replay, or any caller handing over calls already read, never reads a reply (its
+            # some twenty patterns and the `Reply` dataclass cost a cold process about 2 ms).
+            from .replies import reply_items
+
             return reply_items(message, limits=self.limits)
         if type(message) is list and len(message) <= self.limits.max_calls:  # what `parse_message` gives
             calls = message[:]
@@ -355,10 +357,14 @@ class World:
 
     def run_openai(self, tool_calls: Any) -> list[dict[str, Any]]:
         """Run OpenAI `tool_calls` (SDK objects or dicts); the `{"role": "tool", ...}` message for each."""
+        from . import chat  # imported on first use, as `replies` is in `_read`
+
         return chat.run_openai(self, tool_calls)
 
     def run_anthropic(self, content: Any) -> list[dict[str, Any]]:
         """Run the `tool_use` blocks of Anthropic message content; the `tool_result` block for each."""
+        from . import chat  # imported on first use, as `replies` is in `_read`
+
         return chat.run_anthropic(self, content)
 
     # -- time travel -------------------------------------------------------------------

@@ -75,6 +75,37 @@ def test_the_replay_table_prints_its_texts_as_written(monkeypatch: Any) -> None:
         assert text in result.output, text
 
 
+def test_a_replay_pauses_the_cycle_collector_and_gives_it_back(monkeypatch: Any) -> None:
+    """`replay` runs with the cycle collector off (bounded work, no cyclic garbage to free) and leaves it as it
+    found it, on or off, whether the replay ends well or fails."""
+    import gc
+
+    import toolworlds.cli.worlds as cli
+    from scenarios.family import ReplayReport
+
+    seen: list[bool] = []
+
+    def report(*args: Any) -> ReplayReport:
+        seen.append(gc.isenabled())
+        return ReplayReport(title="t", columns=("task",), rows=[("a",)], ok=[True], summary="reproduced 1/1")
+
+    def failing(*args: Any) -> ReplayReport:
+        seen.append(gc.isenabled())
+        raise cli.fail("no such data")
+
+    enabled = gc.isenabled()
+    try:
+        for replay, code in ((report, 0), (failing, 2)):
+            for collector_on in (True, False):
+                (gc.enable if collector_on else gc.disable)()
+                monkeypatch.setattr(cli, "_replay_report", replay)
+                assert runner.invoke(app, ["replay", "acebench"]).exit_code == code
+                assert gc.isenabled() is collector_on
+    finally:
+        (gc.enable if enabled else gc.disable)()
+    assert seen == [False] * 4
+
+
 def test_a_database_url_is_never_printed_with_its_password() -> None:
     for command in ("run", "report"):
         result = runner.invoke(app, [command, "--db", "postgresql+psycopg://me:s3cret-pw@127.0.0.1:1/runs"])

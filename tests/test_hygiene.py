@@ -105,7 +105,7 @@ _NOT_ON_THE_REPLAY_PATH = (
     "scenarios.todo", "scenarios.banking", "scenarios.apibank", "scenarios.toolbench", "scenarios.acebench.items",
     "evaluators", "toolworlds.runner", "toolworlds.store", "toolworlds.episodes", "toolworlds.llm",
     "toolworlds.agents", "toolworlds.users", "sqlalchemy", "sqlmodel", "openai", "httpx", "transitions.extensions",
-    "deepdiff", "rank_bm25", "rouge_score", "rouge", "rich._emoji_codes",
+    "deepdiff", "rank_bm25", "rouge_score", "rouge", "rich._emoji_codes", "sandbox.replies", "sandbox.chat",
 )
 
 
@@ -159,9 +159,26 @@ def test_the_command_line_process_exits_with_the_commands_code(tmp_path: Path) -
     assert "1 rows: 0 reproduce, 1 finding(s)" in bad.stdout
 
 
+def test_the_entry_point_freezes_the_command_line_and_runs_commands_with_the_collector_on() -> None:
+    """`main` imports the command line with the cycle collector paused and freezes it; a command then runs with
+    the collector as it was (on), `replay` alone pausing it again for its own bounded work."""
+    code = ("import gc, sys\n"
+            "from toolworlds.cli import app, main\n"
+            "@app.command()\n"
+            "def probe() -> None:\n"
+            "    print(gc.isenabled(), gc.get_freeze_count() > 0)\n"
+            "sys.argv = ['toolworlds', 'probe']\n"
+            "main()\n")
+    assert _python(code).stdout.split() == ["True", "True"]
+
+
 def test_drawing_the_command_line_builds_no_model() -> None:
-    """`import toolworlds.cli` is typer, rich and the registry's names: no engine, no family, no pydantic."""
+    """`import toolworlds.cli` imports no command (its `main` does, with the cycle collector paused), and the
+    app with its commands is typer, rich and the registry's names: no engine, no family, no pydantic."""
     code = ("import sys, toolworlds.cli\n"
+            "assert 'typer' not in sys.modules and 'toolworlds.cli.shared' not in sys.modules\n"
+            "from toolworlds.cli import app\n"
+            "assert type(app).__name__ == 'Typer' and 'toolworlds.cli.worlds' in sys.modules\n"
             "light = ('sandbox.schemas', 'scenarios.family', 'scenarios.registry')\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'docstring_parser', 'evaluators')\n"
             "             or m.startswith(('sandbox.', 'scenarios.')) and m not in light))\n")

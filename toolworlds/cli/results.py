@@ -9,8 +9,8 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from .app import app, console, escape, fail, said
 from .resume import resume_command
+from .shared import app, console, escape, fail, said
 from .stores import open_store, shown_url
 
 

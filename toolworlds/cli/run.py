@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..endpoints import DEFAULT_RETRIES, DEFAULT_TIMEOUT
-from .app import app, console, errors, escape, fail, split_commas
 from .resume import resume_command, stored_config
+from .shared import app, console, errors, escape, fail, split_commas
 from .stores import hide_secret, open_store, shown_url
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from .app import app, errors, fail, said
+from .shared import app, errors, fail, said
 
 
 @app.command()

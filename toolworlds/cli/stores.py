@@ -4,7 +4,7 @@ from pathlib import Path
 from typing import Any
 
 from ..db_urls import hide_secret, shown_url
-from .app import fail
+from .shared import fail
 
 __all__ = ["hide_secret", "open_store", "shown_url"]
 

@@ -13,7 +13,8 @@ from sandbox.schemas import FORMATS
 from scenarios.family import ReplayReport
 from scenarios.registry import families
 
-from .app import app, console, errors, escape, fail, family_named, said
+from .collector import collector_paused
+from .shared import app, console, errors, escape, fail, family_named, said
 
 
 @app.command()
@@ -103,6 +104,11 @@ def replay(
 
     For apibank: replay every recorded call of every dialogue in a fresh world.
     """
+    with collector_paused():
+        _replay(family_name, data, lang, json_path, recordings)
+
+
+def _replay(family_name: str, data: Path | None, lang: str, json_path: Path | None, recordings: bool) -> None:
     report = _replay_report(family_name, data, lang, {"recordings": recordings})
     if not report.rows:  # nothing replayed: the problems are the whole answer, not a table of "0/0"
         _refuse_unreadable(report.problems, "nothing could be read")

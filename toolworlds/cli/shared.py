@@ -10,8 +10,6 @@ which cost a cold `toolworlds replay` some 30 ms. Names imported only for type c
 are quoted.
 """
 
-import gc
-
 import typer
 from rich.markup import escape as markup_escape
 
@@ -61,16 +59,3 @@ def family_named(name: str) -> WorldFamily:
 def split_commas(values: list[str]) -> list[str]:
     """Option values given repeated or comma-separated (`--task-ids a,b --task-ids c`), as one list."""
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
-
-
-def main() -> None:
-    try:
-        app()
-    finally:
-        # The command is done (its files closed, its store closed) and the process is about to end.
-        # Interpreter shutdown would now run the cycle collector over every object still alive: tens
-        # of thousands after a replay (the worlds' models, pydantic's schemas and validators), about
-        # 40 ms, more than printing the table, to free memory the operating system takes back anyway.
-        # Frozen objects are left out of those collections; reference counting still releases what it
-        # releases, atexit handlers still run, and the exit code is unchanged.
-        gc.freeze()
