@@ -49,8 +49,9 @@ class AppWorld(Protocol):
 
 
 # The engine's own bookkeeping, the only attributes that change once an app is in a world.
-# The engine writes them with `_set`, past the guard in `App.__setattr__`: snapshots, restores
-# and forks write them for every app, and a Python-level `__setattr__` would double their cost.
+# The engine writes them past the guard in `App.__setattr__`, through their slots' own descriptors
+# (`_set_state`, `_set_shared`, `_set_world`, below the class): snapshots, restores and forks write
+# them for every app, and a Python-level `__setattr__` would double their cost. `_set` writes the rest.
 _ENGINE_ATTRIBUTES = frozenset({"_shared", "_state", "_world"})
 _set = object.__setattr__
 _new = object.__new__
