@@ -265,7 +265,7 @@ class App(Generic[S]):
     def fork_for(self, world: AppWorld) -> App[S]:
         """This app for `world`, a fork of its own: the same state object, shared by both until one writes."""
         new = _new(type(self))
-        _set(new, "name", self.name)
+        _set_name(new, self.name)
         extra = getattr(self, "__dict__", None)
         if extra:
             # Fixed data set by the constructor: the very dict is shared, since no attribute of an
@@ -302,3 +302,4 @@ class App(Generic[S]):
 _set_state = App.__dict__["_state"].__set__
 _set_shared = App.__dict__["_shared"].__set__
 _set_world = App.__dict__["_world"].__set__
+_set_name = App.__dict__["name"].__set__  # set once, as a fork's apps are made

@@ -167,7 +167,7 @@ class StateModel(BaseModel):
             self.__dict__[name] = value if type(value) in ATOMIC_TYPES else adopt(value, getattr(self, OWNER, None))
             fields_set = self.__pydantic_fields_set__
             if name not in fields_set:  # replaced, not changed in place: copies of this model share it
-                object.__setattr__(self, "__pydantic_fields_set__", fields_set | {name})
+                _set_fields_set(self, fields_set | {name})
         else:
             super().__setattr__(name, value)
 
@@ -177,11 +177,13 @@ class StateModel(BaseModel):
     def _tw_adopt(self, owner: Any) -> None:
         """Take generation `owner`, with the fresh objects in this fresh model's fields (`adopt`'s hook)."""
         _set_owner(self, owner)
-        fields = self.__dict__
-        for name in self._nested_fields:  # the only fields that can hold anything to adopt (`_may_hold_container`)
-            item = fields.get(name)
-            if type(item) not in ATOMIC_TYPES:
-                fields[name] = adopt(item, owner)
+        nested = type(self)._nested_fields  # the only fields that can hold anything to adopt (`_may_hold_container`)
+        if nested:  # none in most entities a tool makes (a message, a contact): nothing more to read
+            fields = self.__dict__
+            for name in nested:
+                item = fields.get(name)
+                if type(item) not in ATOMIC_TYPES:
+                    fields[name] = adopt(item, owner)
 
     def _tw_copy_for(self, owner: Any) -> StateModel:
         """This model as generation `owner`'s shallow copy (`_claimed`'s hook, see `own`). Replaced by `own`
