@@ -201,6 +201,7 @@ class ArgumentPlan:
         total = self.name_chars
         values = len(arguments)
         lists: tuple[tuple[str, _BuiltItems], ...] = ()  # grown only by list arguments: no allocation otherwise
+        max_chars = limits.max_string_chars
         for key, value in arguments.items():
             # The key's type first: no code of the caller's (a key's own `__eq__`) runs during the check,
             # so the arguments cannot change between the check and the copy below.
@@ -215,9 +216,10 @@ class ArgumentPlan:
             # The scalar checks inline: most calls are a few scalars, and this loop is most of their check
             # (text first, the commonest).
             if kind is str:
-                if len(value) > limits.max_string_chars or not value.isascii():
+                size = len(value)
+                if size > max_chars or not value.isascii():
                     return None
-                total += len(value)
+                total += size
             elif kind is int:
                 if not -limits.int_bound < value < limits.int_bound:
                     return None
@@ -234,7 +236,7 @@ class ArgumentPlan:
             if not parameter.free and not fits(parameter, value, kind):
                 return None
         # Parameter names count as text in the walk: all of them, a bound on those given.
-        if total > limits.max_message_chars or values > limits.max_items or self.longest_name > limits.max_string_chars:
+        if total > limits.max_message_chars or values > limits.max_items or self.longest_name > max_chars:
             return None
         raw = arguments.copy()
         names = self.names
