@@ -316,7 +316,11 @@ plain way. A tool gives the same names on every call; names from data could othe
 def _shape(kind: type[StateModel], names: tuple[str, ...]) -> _Shape | None:
     """How the `build` lane makes an instance of `kind` from values given for `names` (the given values each of its
     field's type checked by the caller), or None where pydantic-core must: names out of declaration order, a
-    required field not given, or a class past the lane (then for good: `_tw_shapes` becomes None)."""
+    required field not given, a class past the lane (then for good: `_tw_shapes` becomes None), or one that has
+    `MAX_SHAPES` already (each new set of names goes the plain way, without reading the schema again)."""
+    shapes = kind._tw_shapes
+    if shapes is None or len(shapes) >= MAX_SHAPES:
+        return None
     if not kind.__pydantic_complete__:  # a forward reference still unresolved: pydantic says what to do
         return None
     fields = scalar_fields(kind.__pydantic_core_schema__)
@@ -333,7 +337,5 @@ def _shape(kind: type[StateModel], names: tuple[str, ...]) -> _Shape | None:
     if names == declared[:given] and all(fields[name].default is not REQUIRED for name in rest):
         defaults = {name: fields[name].default for name in rest}
         shape = (kind._fields_sets.setdefault(frozenset(names), set(names)), defaults, fields)
-    shapes = kind._tw_shapes
-    if shapes is not None and len(shapes) < MAX_SHAPES:
-        shapes[names] = shape
+    shapes[names] = shape
     return shape
