@@ -49,8 +49,9 @@ class AppWorld(Protocol):
 
 
 # The engine's own bookkeeping, the only attributes that change once an app is in a world.
-# The engine writes them with `_set`, past the guard in `App.__setattr__`: snapshots, restores
-# and forks write them for every app, and a Python-level `__setattr__` would double their cost.
+# The engine writes them past the guard in `App.__setattr__`, through their slots' own descriptors
+# (`_set_state`, `_set_shared`, `_set_world`, below the class): snapshots, restores and forks write
+# them for every app, and a Python-level `__setattr__` would double their cost. `_set` writes the rest.
 _ENGINE_ATTRIBUTES = frozenset({"_shared", "_state", "_world"})
 _set = object.__setattr__
 _new = object.__new__
@@ -168,12 +169,12 @@ class App(Generic[S]):
             generation = Generation()
             generation.claims = claims
             mine = own(original, generation, fields=False)  # type: ignore[assignment]
-            _set(self, "_state", mine)
+            _set_state(self, mine)
             claim_on_read(mine)
         else:
             mine = own(original, Generation(), claims)  # type: ignore[assignment]
-            _set(self, "_state", mine)
-        _set(self, "_shared", OWNED)
+            _set_state(self, mine)
+        _set_shared(self, OWNED)
         if claims is not None:
             claims.append((CLAIM_TOP, self, None, mine, original))
 
@@ -185,10 +186,10 @@ class App(Generic[S]):
         if self._state is not mine or self._shared is not OWNED:
             return  # shared meanwhile (a snapshot or fork inside the call): the next write copies anyway
         if original is not None and original is not mine:
-            _set(self, "_state", original)
-            _set(self, "_shared", SHARED_AGAIN)
+            _set_state(self, original)
+            _set_shared(self, SHARED_AGAIN)
         elif original is None or not whole:
-            _set(self, "_shared", FIELDS_SHARED)
+            _set_shared(self, FIELDS_SHARED)
 
     @property
     def world(self) -> AppWorld:
@@ -212,8 +213,8 @@ class App(Generic[S]):
         """
         current = self._state.model_dump(context=WITH_INTERNAL)
         current.update(config)
-        _set(self, "_state", type(self._state).model_validate(current))
-        _set(self, "_shared", True)
+        _set_state(self, type(self._state).model_validate(current))
+        _set_shared(self, True)
 
     def dump(self, fields: Sequence[str] | None = None) -> dict[str, Any]:
         """The state as JSON-ready data (what `World.state()` reports for this app): `model_dump(mode="json")`'s
@@ -249,32 +250,32 @@ class App(Generic[S]):
         ref = self._world
         if ref is not None and ref() is not world:  # another world's, even one gone since
             raise ValueError(f"app {self.name!r} already belongs to another world")
-        _set(self, "_world", _ref(world))
+        _set_world(self, _ref(world))
 
     def share_state(self) -> S:
         """Hand out the state object for a snapshot or fork; later writes copy first."""
-        _set(self, "_shared", True)
+        _set_shared(self, True)
         return self._state
 
     def adopt_state(self, state: S) -> None:
         """Take `state`, handed out by `share_state` (a restore): shared, so the next write copies first."""
-        _set(self, "_state", state)
-        _set(self, "_shared", SHARED_AGAIN)
+        _set_state(self, state)
+        _set_shared(self, SHARED_AGAIN)
 
     def fork_for(self, world: AppWorld) -> App[S]:
         """This app for `world`, a fork of its own: the same state object, shared by both until one writes."""
         new = _new(type(self))
-        _set(new, "name", self.name)
+        _set_name(new, self.name)
         extra = getattr(self, "__dict__", None)
         if extra:
             # Fixed data set by the constructor: the very dict is shared, since no attribute of an
             # app in a world can be set or deleted (`__setattr__`, `__delattr__`).
             _set(new, "__dict__", extra)
         if self._shared is not SHARED:  # `share_state`, inline: a template's apps, forked over and over, already are
-            _set(self, "_shared", SHARED)
-        _set(new, "_state", self._state)
-        _set(new, "_shared", SHARED)
-        _set(new, "_world", _ref(world))  # one reference object per world, shared by its apps (CPython reuses it)
+            _set_shared(self, SHARED)
+        _set_state(new, self._state)
+        _set_shared(new, SHARED)
+        _set_world(new, _ref(world))  # one reference object per world, shared by its apps (CPython reuses it)
         return new
 
     def __setattr__(self, attribute: str, value: Any) -> None:
@@ -294,3 +295,11 @@ class App(Generic[S]):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} app {self.name!r}>"
+
+
+# The engine's attributes written through their slots' own descriptors, as `_set` does after looking the slot up by
+# name: every restore writes two of them per app, and the first writing call after it two more.
+_set_state = App.__dict__["_state"].__set__
+_set_shared = App.__dict__["_shared"].__set__
+_set_world = App.__dict__["_world"].__set__
+_set_name = App.__dict__["name"].__set__  # set once, as a fork's apps are made

@@ -32,7 +32,7 @@ _SCALAR_TYPES = MappingProxyType({"str": str, "int": int, "float": float, "bool"
 _STR_BOUNDS = frozenset({"min_length", "max_length"})
 _NUMBER_BOUNDS = frozenset({"ge", "gt", "le", "lt"})
 # No default: the parameter must be passed.
-_REQUIRED = object()
+REQUIRED = object()
 _NO_LIMIT = 2**63
 # How pydantic-core makes a model instance: a bare object, its four slots set past the model's `__setattr__`
 # (through the slots' own descriptors: `object.__setattr__` would look each one up first).
@@ -74,7 +74,7 @@ def _within(value: Any, kind: type, bounds: dict[str, Any]) -> bool:
     return True
 
 
-def _fits(parameter: Parameter, value: Any, kind: type) -> bool:
+def fits(parameter: Parameter, value: Any, kind: type) -> bool:
     """Whether a value of a type the parameter takes is one of its choices and within its bounds
     (None, where the parameter takes it, always is: choices and bounds are of the other type)."""
     if value is None:
@@ -90,7 +90,7 @@ def _in_order(given: dict[str, Any], defaults: tuple[tuple[str, Any], ...]) -> d
     (Callers first try the common case inline: every name given, in declaration order, is a copy.)
     """
     ordered = {name: given.get(name, default) for name, default in defaults}
-    if len(given) < len(ordered) and _REQUIRED in ordered.values():
+    if len(given) < len(ordered) and REQUIRED in ordered.values():
         return None
     return ordered
 
@@ -152,7 +152,7 @@ class ItemModel:
                         return None
                 elif kind is float and not -_FLOAT_BOUND < field_value < _FLOAT_BOUND:
                     return None
-                if not field.free and not _fits(field, field_value, kind):
+                if not field.free and not fits(field, field_value, kind):
                     return None
             copy = item.copy()
             values += len(copy)
@@ -179,7 +179,7 @@ class ArgumentPlan:
     """The parameters of one tool whose arguments can all take the fast lane."""
 
     parameters: dict[str, Parameter]
-    # (name, default) of every parameter in declaration order; `_REQUIRED` for those without one.
+    # (name, default) of every parameter in declaration order; `REQUIRED` for those without one.
     defaults: tuple[tuple[str, Any], ...]
     names: tuple[str, ...]
     longest_name: int
@@ -201,6 +201,7 @@ class ArgumentPlan:
         total = self.name_chars
         values = len(arguments)
         lists: tuple[tuple[str, _BuiltItems], ...] = ()  # grown only by list arguments: no allocation otherwise
+        max_chars = limits.max_string_chars
         for key, value in arguments.items():
             # The key's type first: no code of the caller's (a key's own `__eq__`) runs during the check,
             # so the arguments cannot change between the check and the copy below.
@@ -215,9 +216,10 @@ class ArgumentPlan:
             # The scalar checks inline: most calls are a few scalars, and this loop is most of their check
             # (text first, the commonest).
             if kind is str:
-                if len(value) > limits.max_string_chars or not value.isascii():
+                size = len(value)
+                if size > max_chars or not value.isascii():
                     return None
-                total += len(value)
+                total += size
             elif kind is int:
                 if not -limits.int_bound < value < limits.int_bound:
                     return None
@@ -231,10 +233,10 @@ class ArgumentPlan:
                 continue
             elif kind is float and not -_FLOAT_BOUND < value < _FLOAT_BOUND:
                 return None
-            if not parameter.free and not _fits(parameter, value, kind):
+            if not parameter.free and not fits(parameter, value, kind):
                 return None
         # Parameter names count as text in the walk: all of them, a bound on those given.
-        if total > limits.max_message_chars or values > limits.max_items or self.longest_name > limits.max_string_chars:
+        if total > limits.max_message_chars or values > limits.max_items or self.longest_name > max_chars:
             return None
         raw = arguments.copy()
         names = self.names
@@ -272,7 +274,30 @@ def plan_for(core_schema: Any) -> ArgumentPlan | None:
                         max(map(len, names), default=0), sum(map(len, names)))
 
 
-def _fields(core_schema: Any, extra: tuple[str | None, ...]) -> dict[str, Parameter] | None:
+# The keys of a model's schema, and of its config, that a plan knows to change nothing it checks.
+_MODEL_KEYS = frozenset({"type", "cls", "config", "custom_init", "metadata", "ref", "root_model", "schema"})
+_CONFIG_KEYS = frozenset({"extra_fields_behavior", "title"})
+# A state model's besides: its post-init hook (run by the builder too: see `scalar_fields`), its serializer, and
+# `revalidate_instances`, which applies only to an instance of the model given whole, never to field values.
+_STATE_MODEL_KEYS = _MODEL_KEYS | {"post_init", "serialization"}
+_STATE_CONFIG_KEYS = _CONFIG_KEYS | {"revalidate_instances"}
+
+
+def scalar_fields(core_schema: Any) -> dict[str, Parameter] | None:
+    """The fields of a state model's pydantic-core schema, each as a `Parameter`, when each one takes plain
+    scalars the lane handles (no list of models); None otherwise. For building instances without validation
+    from values each already of its field's type (the `build` lane, `sandbox.state.model`): the model's
+    post-init hook and serializer are allowed here, the builder standing for the one post-init hook it knows.
+
+    `extra="allow"` is left out: pydantic would give the instance an empty dict of extra values."""
+    fields = _fields(core_schema, (None, "ignore", "forbid"), _STATE_MODEL_KEYS, _STATE_CONFIG_KEYS)
+    if fields is None or any(field.items is not None for field in fields.values()):
+        return None
+    return fields
+
+
+def _fields(core_schema: Any, extra: tuple[str | None, ...], model_keys: frozenset[str] = _MODEL_KEYS,
+            config_keys: frozenset[str] = _CONFIG_KEYS) -> dict[str, Parameter] | None:
     """The fields of a model schema, each as a `Parameter`; None when the model or a field is past the lane.
 
     `extra` is what the model's own `extra` setting may be: the full path validates with
@@ -280,11 +305,10 @@ def _fields(core_schema: Any, extra: tuple[str | None, ...]) -> dict[str, Parame
     """
     if not isinstance(core_schema, dict) or core_schema.get("type") != "model":
         return None
-    if set(core_schema) - {"type", "cls", "config", "custom_init", "metadata", "ref", "root_model", "schema"} \
-            or core_schema.get("custom_init") or core_schema.get("root_model"):
+    if set(core_schema) - model_keys or core_schema.get("custom_init") or core_schema.get("root_model"):
         return None
     config = core_schema.get("config", {})
-    if config.get("extra_fields_behavior") not in extra or set(config) - {"extra_fields_behavior", "title"}:
+    if config.get("extra_fields_behavior") not in extra or set(config) - config_keys:
         return None
     fields_schema = core_schema.get("schema", {})
     if fields_schema.get("type") != "model-fields" or fields_schema.get("computed_fields") \
@@ -326,7 +350,7 @@ def _item_model(schema: dict[str, Any]) -> ItemModel | None:
 
 
 def _parameter(schema: dict[str, Any]) -> Parameter | None:
-    default = _REQUIRED
+    default = REQUIRED
     if schema.get("type") == "default":
         if set(schema) - {"type", "schema", "default", "metadata"} or "default" not in schema:
             return None

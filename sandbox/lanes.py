@@ -41,6 +41,9 @@ LANES: Final[Mapping[str, str]] = MappingProxyType({
                       " (sandbox.journal, ORIGIN_FROM)",
     "journal_place": "a delete from a large dict saves the dict whole for undo, instead of the key's place found"
                      " near either end (sandbox.journal, PLACE_WITHIN)",
+    "build": "pydantic validates every state model a tool makes (`Message(sender_id=..., ...)`), instead of one"
+             " whose values are each of its field's type exactly, given in declaration order, being made from"
+             " them as they are (sandbox.state.model, StateModel.__init__)",
     # Lanes of the layers above the engine, switched by the same switch.
     "store_sqlite": "SQLAlchemy Core writes each new episode's rows, instead of the sqlite3 connection itself with"
                     " SQLAlchemy's own column defaults and conversions (toolworlds.store, RunStore(sqlite_lane=))",

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
+from ..arguments import REQUIRED, Parameter, fits, scalar_fields
 from ..journal import CLAIM_FIELD, active_journal
 from ..lanes import LANES_ON
 from .containers import _claimed, adopt, track
@@ -70,6 +71,9 @@ class StateModel(BaseModel):
     # Whether a top of this class claims its fields on read in the first writing call after a fork
     # (`claim_on_read`): only with enough nested fields that one call likely leaves some unread.
     _claims_on_read: ClassVar[bool] = False
+    # How this class's instances are built by the `build` speed lane, by the names given (`_shape`); None once the
+    # class is known to be past the lane. Each class has its own (`__pydantic_init_subclass__`).
+    _tw_shapes: ClassVar[dict[tuple[str, ...], _Shape | None] | None] = None
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -85,6 +89,40 @@ class StateModel(BaseModel):
         )
         # The `claim_on_read` speed lane (`sandbox.lanes`, `sandbox.state.sharing`): off, every take copies up front.
         cls._claims_on_read = LANES_ON and len(cls._nested_fields) >= CLAIM_ON_READ_FROM
+        cls._tw_shapes = {}
+
+    def __init__(self, /, **data: Any) -> None:
+        # The `build` speed lane (`sandbox.lanes`): an entity a tool makes from values each already of its field's
+        # type exactly, given in declaration order, is made as pydantic-core would make it, without validating the
+        # values again: the given values, then the defaults, as its fields; the names given as its fields set (the
+        # class's shared one, as `model_post_init` makes it); no extra or private values; no owner yet.
+        if LANES_ON:
+            shapes = type(self)._tw_shapes
+            if shapes is not None:
+                shape = shapes.get(tuple(data), _UNREAD)
+                if shape is _UNREAD:
+                    shape = _shape(type(self), tuple(data))
+                if shape is not None:
+                    fields_set, defaults, fields = shape
+                    for name, value in data.items():
+                        field = fields[name]
+                        kind = type(value)
+                        if kind not in field.types or (not field.free and not fits(field, value, kind)):
+                            break
+                    else:
+                        if defaults:
+                            data.update(defaults)
+                        _set_dict(self, data)  # the call's own dict of keyword arguments, made for this call
+                        _set_fields_set(self, fields_set)
+                        _set_extra(self, None)
+                        _set_private(self, None)
+                        _set_owner(self, None)
+                        return
+        BaseModel.__init__(self, **data)
+
+    # Not a custom `__init__` to pydantic (as `BaseModel`'s own is not): pydantic-core keeps validating nested
+    # instances (a state's entities, loaded from data) itself, without calling this.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
     @model_serializer(mode="wrap")
     def _serialize(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
@@ -129,7 +167,7 @@ class StateModel(BaseModel):
             self.__dict__[name] = value if type(value) in ATOMIC_TYPES else adopt(value, getattr(self, OWNER, None))
             fields_set = self.__pydantic_fields_set__
             if name not in fields_set:  # replaced, not changed in place: copies of this model share it
-                object.__setattr__(self, "__pydantic_fields_set__", fields_set | {name})
+                _set_fields_set(self, fields_set | {name})
         else:
             super().__setattr__(name, value)
 
@@ -139,11 +177,13 @@ class StateModel(BaseModel):
     def _tw_adopt(self, owner: Any) -> None:
         """Take generation `owner`, with the fresh objects in this fresh model's fields (`adopt`'s hook)."""
         _set_owner(self, owner)
-        fields = self.__dict__
-        for name in self._nested_fields:  # the only fields that can hold anything to adopt (`_may_hold_container`)
-            item = fields.get(name)
-            if type(item) not in ATOMIC_TYPES:
-                fields[name] = adopt(item, owner)
+        nested = type(self)._nested_fields  # the only fields that can hold anything to adopt (`_may_hold_container`)
+        if nested:  # none in most entities a tool makes (a message, a contact): nothing more to read
+            fields = self.__dict__
+            for name in nested:
+                item = fields.get(name)
+                if type(item) not in ATOMIC_TYPES:
+                    fields[name] = adopt(item, owner)
 
     def _tw_copy_for(self, owner: Any) -> StateModel:
         """This model as generation `owner`'s shallow copy (`_claimed`'s hook, see `own`). Replaced by `own`
@@ -261,3 +301,41 @@ only for the fields a call leaves unread: measured by instructions, a fork's fir
 (one field) cost 3% more on read, a banking login (reads two of five) 20% less. Two is not enough: on
 ACEBench's messages (contacts and inbox) a fork's first delete (the inbox alone) cost 7% less on read, but
 its first send (both) 5% more, and the send is what the sharing and state-size benchmarks time."""
+
+
+# What the `build` lane knows of one set of names given to a class (`StateModel.__init__`): the fields set the
+# instance gets, the defaults that follow the given values, and every field's `Parameter`.
+_Shape = tuple[set[str], dict[str, Any], dict[str, Parameter]]
+_UNREAD: Any = object()  # `_tw_shapes`' mark of names not met yet
+
+MAX_SHAPES = 32
+"""How many sets of names given a class's `build` lane remembers (`_shape`); past them, each other set goes the
+plain way. A tool gives the same names on every call; names from data could otherwise fill memory."""
+
+
+def _shape(kind: type[StateModel], names: tuple[str, ...]) -> _Shape | None:
+    """How the `build` lane makes an instance of `kind` from values given for `names` (the given values each of its
+    field's type checked by the caller), or None where pydantic-core must: names out of declaration order, a
+    required field not given, a class past the lane (then for good: `_tw_shapes` becomes None), or one that has
+    `MAX_SHAPES` already (each new set of names goes the plain way, without reading the schema again)."""
+    shapes = kind._tw_shapes
+    if shapes is None or len(shapes) >= MAX_SHAPES:
+        return None
+    if not kind.__pydantic_complete__:  # a forward reference still unresolved: pydantic says what to do
+        return None
+    fields = scalar_fields(kind.__pydantic_core_schema__)
+    # The builder stands for pydantic-core and `StateModel.model_post_init` only: no other post-init hook (pydantic
+    # wraps it for private attributes too), no field that may hold a container to track.
+    if fields is None or kind.__private_attributes__ or kind._container_fields \
+            or kind.model_post_init is not StateModel.model_post_init:
+        type.__setattr__(kind, "_tw_shapes", None)
+        return None
+    declared = tuple(fields)
+    given = len(names)
+    rest = declared[given:]
+    shape: _Shape | None = None
+    if names == declared[:given] and all(fields[name].default is not REQUIRED for name in rest):
+        defaults = {name: fields[name].default for name in rest}
+        shape = (kind._fields_sets.setdefault(frozenset(names), set(names)), defaults, fields)
+    shapes[names] = shape
+    return shape

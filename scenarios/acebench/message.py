@@ -81,10 +81,6 @@ class MessageApi(AceApp[MessageState]):
     def default_state(self, lang: str) -> Mapping[str, Any]:
         return defaults.message_state(lang)
 
-    def _user_id(self, name: str) -> str | None:
-        contact = peek(self.state.user_list, name)
-        return None if contact is None else contact.user_id
-
     @tool(destructive=False)
     def send_message(self, sender_name: ContactName, receiver_name: ContactName, message: str) -> Reply:
         """Send a text message from one contact to another.
@@ -100,13 +96,16 @@ class MessageApi(AceApp[MessageState]):
             return fail(text.send_logged_out)
         if not device.wifi:
             return fail(text.send_wifi_off)
-        if len(state.inbox) >= state.max_capacity:
+        inbox = state.inbox
+        if len(inbox) >= state.max_capacity:
             return fail(text.inbox_full)
-        sender, receiver = self._user_id(sender_name), self._user_id(receiver_name)
+        contacts = state.user_list
+        sender, receiver = _user_id(contacts, sender_name), _user_id(contacts, receiver_name)
         if sender is None or receiver is None:
             return fail(text.sender_or_receiver_unknown)
-        state.message_id_counter += 1
-        state.inbox[state.message_id_counter] = Message(sender_id=sender, receiver_id=receiver, message=message)
+        message_id = state.message_id_counter + 1
+        state.message_id_counter = message_id
+        inbox[message_id] = Message(sender_id=sender, receiver_id=receiver, message=message)
         return ok(text.message_sent.format(receiver=receiver_name))
 
     @tool(idempotent=True)
@@ -137,7 +136,8 @@ class MessageApi(AceApp[MessageState]):
         text = self.texts
         if not self.device().logged_in:
             return fail(text.view_logged_out)
-        sender, receiver = self._user_id(sender_name), self._user_id(receiver_name)
+        contacts = self.state.user_list
+        sender, receiver = _user_id(contacts, sender_name), _user_id(contacts, receiver_name)
         if sender is None:
             return fail(text.sender_unknown)
         if receiver is None:
@@ -157,7 +157,7 @@ class MessageApi(AceApp[MessageState]):
             user_name: The contact whose messages to search.
             keyword: Text to look for.
         """
-        user = self._user_id(user_name)
+        user = _user_id(self.state.user_list, user_name)
         if user is None:
             return fail(self.texts.user_unknown)
         needle = keyword.lower()
@@ -218,6 +218,12 @@ class MessageApi(AceApp[MessageState]):
             if (day > best_day) if latest else (day < best_day):
                 best_day, best_key = day, key
         return best_key
+
+
+def _user_id(contacts: dict[str, Contact], name: str) -> str | None:
+    """The user id of the contact named `name`, or None; the contacts are read as they are (`peek`)."""
+    contact = peek(contacts, name)
+    return None if contact is None else contact.user_id
 
 
 def _date(text: str | None) -> dt.date | None:
