@@ -206,7 +206,8 @@ def main() -> None:
     if args.acebench:
         reference_round = reference_messages(args.acebench, args.lang, tasks, messages)
         _, raised = reference_round()  # a first round, untimed: which messages it cannot read
-        read = [pair for at, pair in enumerate(messages) if at not in set(raised)]
+        unread = set(raised)
+        read = [pair for at, pair in enumerate(messages) if at not in unread]
         reference_read_round = reference_messages(args.acebench, args.lang, tasks, read, prefix="bench_read")
     for _ in range(15):
         for kept, own, sent in ((samples, False, messages), (owned_samples, True, messages),
