@@ -254,6 +254,7 @@ class Travel(AceApp[TravelState]):
         ]
 
     def _flight_info(self, flight_no: str) -> Flight | None:
+        """`_flight`'s flight alone, for reading only."""
         found = self._flight(flight_no)
         return None if found is None else found[1]
 
@@ -380,10 +381,9 @@ class Travel(AceApp[TravelState]):
         if found is None:
             return text.reservation_mismatch
         index, reservation = found
-        found_flight = self._flight(reservation.flight_no)
-        if found_flight is None:
+        current = self._flight_info(reservation.flight_no)
+        if current is None:
             return text.flight_info_missing
-        current = found_flight[1]
         user = state.users.get(user_id)
         if user is None:
             return text.reservation_mismatch
@@ -391,8 +391,7 @@ class Travel(AceApp[TravelState]):
             return text.invalid_cabin.format(cabin=new_cabin)
         target = None
         if new_flight_no and new_flight_no != reservation.flight_no:
-            found_flight = self._flight(new_flight_no)
-            target = None if found_flight is None else found_flight[1]
+            target = self._flight_info(new_flight_no)
             if target is None or (target.origin, target.destination) != (current.origin, current.destination):
                 return text.flight_change_failed
         changed_status = self._next_status(reservation_id, "change")
