@@ -43,6 +43,17 @@ _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
+def fill_slots(model: BaseModel, fields: dict[str, Any], fields_set: set[str]) -> None:
+    """Give `model`, an instance no validation has filled, the four slots pydantic-core gives one it validated:
+    `fields` as its dict (taken as it is), `fields_set`, no extra and no private values. The one writer of that
+    layout for every instance made without validation (argument models, the `build` lane's entities, a worker's
+    episode records); the caller vouches that `fields` is what validation would have kept."""
+    _set_dict(model, fields)
+    _set_fields_set(model, fields_set)
+    _set_extra(model, None)
+    _set_private(model, None)
+
+
 @dataclass(frozen=True, slots=True)
 class Parameter:
     """What one parameter accepts without coercion: exact types, maybe a fixed set of values, maybe bounds."""
@@ -164,10 +175,7 @@ class ItemModel:
                 if own is None:
                     return None
             model = _new_object(cls)
-            _set_dict(model, own)
-            _set_fields_set(model, set(copy))
-            _set_extra(model, None)
-            _set_private(model, None)
+            fill_slots(model, own, set(copy))
             copies.append(copy)
             models.append(model)
             dumped.append(own.copy())

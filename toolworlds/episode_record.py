@@ -18,6 +18,7 @@ from pydantic_core import PydanticUndefined
 from sqlmodel import SQLModel
 from sqlmodel.main import SQLModelConfig
 
+from sandbox.arguments import fill_slots
 from sandbox.input_limits import printable_json, printable_text
 from sandbox.lanes import LANES_ON
 from sandbox.limit_walk import redacted_copy
@@ -82,10 +83,7 @@ class EpisodeRecord(SQLModel):
             fields = _DEFAULTS.copy()
             fields.update(values)
             record = object.__new__(cls)
-            _set(record, "__dict__", fields)
-            _set(record, "__pydantic_fields_set__", set(values))
-            _set(record, "__pydantic_extra__", None)
-            _set(record, "__pydantic_private__", None)
+            fill_slots(record, fields, set(values))
             return record
         return cls(**values)
 
@@ -140,7 +138,6 @@ _REQUIRED = frozenset(name for name, info in EpisodeRecord.model_fields.items() 
 _DEFAULTS: MappingProxyType[str, Any] = MappingProxyType(
     {name: None if info.default is PydanticUndefined else info.default
      for name, info in EpisodeRecord.model_fields.items()})
-_set = object.__setattr__
 # The lane holds only while no field has a constraint, a validator's metadata or a default made by a factory
 # (which `_DEFAULTS` cannot give): a field given one later turns the lane off rather than skipping it.
 _CHECKS = EpisodeRecord.__pydantic_decorators__

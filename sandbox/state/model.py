@@ -20,7 +20,18 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
-from ..arguments import REQUIRED, Parameter, fits, scalar_fields
+from ..arguments import (
+    REQUIRED,
+    Parameter,
+    _new_object,
+    _set_dict,
+    _set_extra,
+    _set_fields_set,
+    _set_private,
+    fill_slots,
+    fits,
+    scalar_fields,
+)
 from ..journal import CLAIM_FIELD, active_journal
 from ..lanes import LANES_ON
 from .containers import _claimed, adopt, track
@@ -112,10 +123,7 @@ class StateModel(BaseModel):
                     else:
                         if defaults:
                             data.update(defaults)
-                        _set_dict(self, data)  # the call's own dict of keyword arguments, made for this call
-                        _set_fields_set(self, fields_set)
-                        _set_extra(self, None)
-                        _set_private(self, None)
+                        fill_slots(self, data, fields_set)  # `data`: the call's own dict of keyword arguments
                         _set_owner(self, None)
                         return
         BaseModel.__init__(self, **data)
@@ -195,11 +203,8 @@ _PLAIN_CONTAINERS = frozenset({list, dict, set, tuple})
 
 # The slots a model's data lives in, written through their descriptors: `object.__setattr__` would look
 # each one up first, and a claimed model (the first writing call after every fork or restore) sets five.
-_new_object = object.__new__
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+# pydantic's four (and the bare object) are `sandbox.arguments`', which builds argument models the same way; the
+# owner's is ours.
 _set_owner = StateModel.__dict__[OWNER].__set__
 
 WITH_INTERNAL: typing.Final = "with internal fields"
