@@ -192,6 +192,10 @@ class ArgumentPlan:
     names: tuple[str, ...]
     longest_name: int
     name_chars: int
+    # `str` or `int` when every parameter is a required one of that type alone (no None, choices or bounds):
+    # then a call giving each of them, in declaration order, is checked a shorter way (`_one_type`).
+    one_type: type | None
+    name_list: list[str]  # `names` as a list, which `list(a_dict)` is compared to
 
     def check(
         self, arguments: dict[Any, Any], limits: InputLimits
@@ -205,6 +209,31 @@ class ArgumentPlan:
         if not arguments and not self.names:  # a tool of no parameters, called with none: nothing to check
             empty: dict[str, Any] = {}
             return {}, empty, empty
+        one_type = self.one_type
+        if one_type is not None and len(arguments) == len(self.names):
+            # The common call of a tool of texts (or of integers) alone: every name given, in order. The loop
+            # below, without looking up each parameter: the names are compared all at once, in C, on the
+            # call's own copy (a key not text is refused in the loop after, whatever it compared as).
+            given = arguments.copy()
+            if list(given) == self.name_list:
+                max_chars = limits.max_string_chars
+                if one_type is str:
+                    total = self.name_chars
+                    for key, value in given.items():
+                        if type(key) is not str or type(value) is not str or (size := len(value)) > max_chars \
+                                or not value.isascii():
+                            return None
+                        total += size
+                else:
+                    total = self.name_chars
+                    bound = limits.int_bound
+                    for key, value in given.items():
+                        if type(key) is not str or type(value) is not int or not -bound < value < bound:
+                            return None
+                if total > limits.max_message_chars or len(given) > limits.max_items or self.longest_name > max_chars:
+                    return None
+                passed = given.copy()
+                return given, passed, passed
         parameters = self.parameters
         total = self.name_chars
         values = len(arguments)
@@ -279,7 +308,15 @@ def plan_for(core_schema: Any) -> ArgumentPlan | None:
         return None
     names = tuple(fields)
     return ArgumentPlan(fields, tuple((name, p.default) for name, p in fields.items()), names,
-                        max(map(len, names), default=0), sum(map(len, names)))
+                        max(map(len, names), default=0), sum(map(len, names)), _one_type(fields), list(names))
+
+
+def _one_type(fields: dict[str, Parameter]) -> type | None:
+    """`str` or `int` when every parameter is a required one of that type and nothing else (`ArgumentPlan.one_type`)."""
+    kinds = {next(iter(p.types)) if len(p.types) == 1 and p.free and p.items is None and p.default is REQUIRED
+             else None for p in fields.values()}
+    kind = kinds.pop() if len(kinds) == 1 else None
+    return kind if kind is str or kind is int else None
 
 
 # The keys of a model's schema, and of its config, that a plan knows to change nothing it checks.

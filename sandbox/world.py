@@ -36,6 +36,7 @@ from .journal import begin as begin_journal
 from .lanes import LANES_ON
 from .limit_walk import check_integers, checked_copy, redacted_copy
 from .parsing import Call
+from .results import reply_copy
 from .rng import WorldRandom
 from .schemas import export_all
 from .state import OWNER, StateModel, TrackedDict, plain
@@ -206,13 +207,11 @@ class World:
                 if kind is dict and LANES_ON:
                     # The `results` speed lane: a reply of plain values (text keys; text, numbers, booleans,
                     # None), most tools' answer, is what `plain` would make of it, a copy, made without
-                    # `plain`'s frame and its dict built key by key. Anything else in it: `plain` after all.
+                    # `plain`'s frame and its dict built key by key. Anything else in it: `reply_copy`, the
+                    # lane's copy of the rest (`sandbox.results`).
                     for key, item in result.items():
-                        item_kind = type(item)
-                        if type(key) is not str or (item_kind is not str and item_kind is not bool
-                                                    and item_kind is not int and item_kind is not float
-                                                    and item is not None):
-                            result = plain(result)
+                        if type(key) is not str or type(item) not in _PLAIN_VALUES:
+                            result = reply_copy(result)
                             break
                     else:
                         result = result.copy()
@@ -221,7 +220,7 @@ class World:
                     # and its tests of the other kinds: a read call returning an entity does this.
                     known = getattr(kind, SERIALIZER_ATTRIBUTE, None) if kind is not dict else None
                     result = (known[1].to_python(result, mode="json") if known is not None and known[0] is kind
-                              else plain(result))
+                              else reply_copy(result) if LANES_ON else plain(result))
             except ToolError as exc:
                 journal.abort(token)
                 clock.set(now)
@@ -483,6 +482,9 @@ class World:
     def __repr__(self) -> str:
         return f"World(apps={list(self._apps)}, tools={len(self._tools)}, calls={len(self.log)})"
 
+
+_PLAIN_VALUES = frozenset({str, int, float, bool, type(None)})
+"""The types of the values a dict reply may hold to be copied whole by the `results` lane (`World.call`)."""
 
 _OWN = True
 """The owner mark of a world's id counters while no fork shares them (the values are ints, so
