@@ -124,6 +124,7 @@ class ItemModel:
     # The longest field name, and all names' characters: bounds on what the keys add to the walk's counts.
     longest_name: int
     name_chars: int
+    name_list: list[str]  # `names` as a list, which `list(an_item)` is compared to
 
     def build(self, value: list[Any], limits: InputLimits) -> _BuiltItems | None:
         """(the log's copy of the items, the model instances, their dumped form, characters, values), or None.
@@ -136,7 +137,7 @@ class ItemModel:
         if not self.min_items <= count <= self.max_items or count > limits.max_items or limits.max_depth < 3 \
                 or self.longest_name > limits.max_string_chars:
             return None
-        fields, names, cls = self.fields, self.names, self.cls
+        fields, name_list, cls = self.fields, self.name_list, self.cls
         chars = self.name_chars * count
         values = count
         max_chars, int_bound = limits.max_string_chars, limits.int_bound
@@ -144,7 +145,8 @@ class ItemModel:
         for item in value:
             if type(item) is not dict:
                 return None
-            for key, field_value in item.items():
+            copy = item.copy()  # checked, then kept: the log's copy
+            for key, field_value in copy.items():
                 if type(key) is not str:
                     return None
                 field = fields.get(key)
@@ -165,10 +167,9 @@ class ItemModel:
                     return None
                 if not field.free and not fits(field, field_value, kind):
                     return None
-            copy = item.copy()
             values += len(copy)
             own: dict[str, Any] | None
-            if len(copy) == len(names) and (len(names) == 1 or tuple(copy) == names):
+            if list(copy) == name_list:  # every field given, in order (each key text: tested above)
                 own = copy.copy()
             else:
                 own = _in_order(copy, self.defaults)
@@ -391,7 +392,7 @@ def _item_model(schema: dict[str, Any]) -> ItemModel | None:
         return None
     names = tuple(fields)
     return ItemModel(cls, fields, tuple((name, p.default) for name, p in fields.items()), names, low, high,
-                     max(map(len, names)), sum(map(len, names)))
+                     max(map(len, names)), sum(map(len, names)), list(names))
 
 
 def _parameter(schema: dict[str, Any]) -> Parameter | None:

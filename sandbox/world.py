@@ -244,7 +244,12 @@ class World:
             else:  # a read-only journal's end, in one step (the journal module's `end_read_only`)
                 end_read_only(token)
                 changed = False
-            record = self.log.add(spec.name, spec.app, raw, validated, result, None, changed, now)
+            # `CallLog.add`, written out (one frame less on every call): the record numbered after the log's last.
+            log = self.log
+            own = log._own
+            record = _new_tuple(CallRecord, (log._prefix_len + len(own), spec.name, spec.app, raw, validated, result,
+                                             None, changed, now))
+            own.append(record)
             if clock.tick:
                 clock.step()
             return record
@@ -308,6 +313,8 @@ class World:
             else:
                 # A loop rather than a comprehension: most messages hold one call, and a comprehension
                 # is a function of its own, called once per message.
+                if len(calls) == 1:  # most messages: one call
+                    return [self.call(call.name, call.arguments)]
                 records = []
                 for call in calls:
                     records.append(self.call(call.name, call.arguments))
@@ -321,8 +328,12 @@ class World:
             return [self._record_error(None, None, shown, error)]
         except Exception as exc:
             return [self._failed(None, exc)]
-        return [self._unreadable(item) if isinstance(item, ParseError) else self.call(item.name, item.arguments)
-                for item in items]
+        # A loop rather than a comprehension, which would make `self` a cell: read slower all through this method.
+        records = []
+        for item in items:
+            records.append(self._unreadable(item) if isinstance(item, ParseError)
+                           else self.call(item.name, item.arguments))
+        return records
 
     def _unreadable(self, error: ParseError) -> CallRecord:
         """The record of one call of a message that could not be read (the rest of it was)."""
@@ -486,6 +497,7 @@ class World:
 _PLAIN_VALUES = frozenset({str, int, float, bool, type(None)})
 """The types of the values a dict reply may hold to be copied whole by the `results` lane (`World.call`)."""
 
+_new_tuple = tuple.__new__
 _OWN = True
 """The owner mark of a world's id counters while no fork shares them (the values are ints, so
 the dict's owner slot says nothing else)."""
