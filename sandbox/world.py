@@ -183,16 +183,15 @@ class World:
         """Run one tool call. Never raises; failures are error records."""
         try:
             spec = self._specs.get(name) if type(name) is str else None
-            plan = spec.fast_arguments if spec is not None and type(arguments) is dict else None
             # Values already of their parameters' types: bounded, valid and copied in one pass.
-            checked = plan.check(arguments, self.limits) if plan is not None else None  # type: ignore[arg-type]
-            if spec is None or checked is None:
+            if spec is not None and type(arguments) is dict and (plan := spec.fast_arguments) is not None \
+                    and (checked := plan.check(arguments, self.limits)) is not None:
+                raw, kwargs, validated = checked
+            else:
                 prepared = self._prepare(name, arguments)
                 if isinstance(prepared, CallRecord):
                     return prepared
                 spec, raw, kwargs, validated = prepared
-            else:
-                raw, kwargs, validated = checked
             app = self._apps[spec.app]  # type: ignore[index]
             # A read-only journal holds nothing (it refuses the first write), so each tool has one for all its calls.
             journal = Journal(spec.name, False) if spec.mutates else spec.read_journal
@@ -303,22 +302,23 @@ class World:
         Never raises: a message that cannot be read at all (past the world's limits, not a list
         of calls, neither text nor a sequence of `Call`s) is one `parse_error` record.
         """
-        if type(message) is list and len(message) <= self.limits.max_calls:
+        if type(message) is list:
             # What `parse_message` gives, run without `_read`'s frame and the per-item tests of the mixed
             # list: every item a `Call`, checked before any runs (as `_read` does), on a copy of the list.
+            # Most messages hold one call (never past `max_calls`, at least 1): read once, it is its own copy.
+            if len(message) == 1 and type(call := message[0]) is Call:
+                return [self.call(call.name, call.arguments)]
             calls = message[:]
-            for call in calls:
-                if type(call) is not Call:
-                    break
-            else:
-                # A loop rather than a comprehension: most messages hold one call, and a comprehension
-                # is a function of its own, called once per message.
-                if len(calls) == 1:  # most messages: one call
-                    return [self.call(call.name, call.arguments)]
-                records = []
+            if len(calls) <= self.limits.max_calls:
                 for call in calls:
-                    records.append(self.call(call.name, call.arguments))
-                return records
+                    if type(call) is not Call:
+                        break
+                else:
+                    # A loop rather than a comprehension: a comprehension is a function of its own.
+                    records = []
+                    for call in calls:
+                        records.append(self.call(call.name, call.arguments))
+                    return records
         try:
             items = self._read(message)
         except ParseError as exc:
