@@ -212,25 +212,24 @@ class ArgumentPlan:
             return {}, empty, empty
         one_type = self.one_type
         if one_type is not None and len(arguments) == len(self.names):
-            # The common call of a tool of texts (or of integers) alone: every name given, in order. The loop
-            # below, without looking up each parameter: the names are compared all at once, in C, on the
-            # call's own copy (a key not text is refused in the loop after, whatever it compared as).
+            # The common call of a tool of texts (or of integers) alone: the loop below without looking up each
+            # parameter, then the names compared all at once (in C, and only once every key is known to be text,
+            # so no code of the caller's runs); given in another order, the loop below decides.
             given = arguments.copy()
+            max_chars = limits.max_string_chars
+            total = self.name_chars
+            if one_type is str:
+                for key, value in given.items():
+                    if type(key) is not str or type(value) is not str or (size := len(value)) > max_chars \
+                            or not value.isascii():
+                        return None
+                    total += size
+            else:
+                bound = limits.int_bound
+                for key, value in given.items():
+                    if type(key) is not str or type(value) is not int or not -bound < value < bound:
+                        return None
             if list(given) == self.name_list:
-                max_chars = limits.max_string_chars
-                if one_type is str:
-                    total = self.name_chars
-                    for key, value in given.items():
-                        if type(key) is not str or type(value) is not str or (size := len(value)) > max_chars \
-                                or not value.isascii():
-                            return None
-                        total += size
-                else:
-                    total = self.name_chars
-                    bound = limits.int_bound
-                    for key, value in given.items():
-                        if type(key) is not str or type(value) is not int or not -bound < value < bound:
-                            return None
                 if total > limits.max_message_chars or len(given) > limits.max_items or self.longest_name > max_chars:
                     return None
                 passed = given.copy()

@@ -671,3 +671,26 @@ def test_a_plan_of_one_type_meets_each_bound_as_its_loop_does(arguments: dict[An
     fast, loop = plan.check(arguments, limits), dataclasses.replace(plan, one_type=None).check(arguments, limits)
     assert (fast is None) == (loop is None) and (fast is None or _same(fast, loop)), (arguments, limits)
     assert fast is None or _same(fast, _full_path(spec, arguments, False, limits))
+
+
+class _Touchy:
+    """A key whose comparison fails: the lane must not compare it with anything."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("compared")
+
+    def __hash__(self) -> int:
+        return hash("to")
+
+
+def test_a_plan_of_one_type_compares_no_key_that_is_not_text() -> None:
+    for spec, arguments in ((TEXTS, {_Touchy(): "a", "subject": "b", "body": "c"}),
+                            (INTEGERS, {"first": 1, _Touchy(): 2})):
+        assert spec.argument_plan is not None and spec.argument_plan.check(arguments, DEFAULT_LIMITS) is None
+
+
+def test_a_plan_of_one_type_takes_its_names_in_another_order_the_loops_way() -> None:
+    arguments = {"body": "c", "to": "a", "subject": "b"}
+    raw, kwargs, validated = TEXTS.argument_plan.check(arguments, DEFAULT_LIMITS) or ({}, {}, {})  # type: ignore[union-attr]
+    assert list(raw) == ["body", "to", "subject"] and list(kwargs) == list(validated) == ["to", "subject", "body"]
+    assert _same((raw, kwargs, validated), _full_path(TEXTS, arguments, False, DEFAULT_LIMITS))

@@ -21,6 +21,7 @@ import sandbox.results as results_module
 import sandbox.world as world_module
 from sandbox import App, StateModel, World, tool
 from sandbox.dumps import list_serializer_of
+from sandbox.input_limits import exception_line
 from sandbox.lanes import LANES_ON
 from sandbox.results import reply_copy
 from sandbox.state import TrackedDict, TrackedList, _idle_wrapper, plain
@@ -176,8 +177,8 @@ def _copied(value: Any, copy: Any) -> tuple[str, Any, list[str]]:
         warnings.simplefilter("always")
         try:
             outcome: tuple[str, Any] = ("value", copy(value))
-        except Exception as exc:
-            outcome = ("raised", type(exc))
+        except Exception as exc:  # what the call's error record would say
+            outcome = ("raised", exception_line(exc))
     return (*outcome, sorted({line.strip() for w in caught for line in str(w.message).splitlines()[1:]}))
 
 
