@@ -124,6 +124,7 @@ class ItemModel:
     # The longest field name, and all names' characters: bounds on what the keys add to the walk's counts.
     longest_name: int
     name_chars: int
+    name_list: list[str]  # `names` as a list, which `list(an_item)` is compared to
 
     def build(self, value: list[Any], limits: InputLimits) -> _BuiltItems | None:
         """(the log's copy of the items, the model instances, their dumped form, characters, values), or None.
@@ -136,7 +137,7 @@ class ItemModel:
         if not self.min_items <= count <= self.max_items or count > limits.max_items or limits.max_depth < 3 \
                 or self.longest_name > limits.max_string_chars:
             return None
-        fields, names, cls = self.fields, self.names, self.cls
+        fields, name_list, cls = self.fields, self.name_list, self.cls
         chars = self.name_chars * count
         values = count
         max_chars, int_bound = limits.max_string_chars, limits.int_bound
@@ -144,7 +145,8 @@ class ItemModel:
         for item in value:
             if type(item) is not dict:
                 return None
-            for key, field_value in item.items():
+            copy = item.copy()  # checked, then kept: the log's copy
+            for key, field_value in copy.items():
                 if type(key) is not str:
                     return None
                 field = fields.get(key)
@@ -165,10 +167,9 @@ class ItemModel:
                     return None
                 if not field.free and not fits(field, field_value, kind):
                     return None
-            copy = item.copy()
             values += len(copy)
             own: dict[str, Any] | None
-            if len(copy) == len(names) and (len(names) == 1 or tuple(copy) == names):
+            if list(copy) == name_list:  # every field given, in order (each key text: tested above)
                 own = copy.copy()
             else:
                 own = _in_order(copy, self.defaults)
@@ -192,6 +193,10 @@ class ArgumentPlan:
     names: tuple[str, ...]
     longest_name: int
     name_chars: int
+    # `str` or `int` when every parameter is a required one of that type alone (no None, choices or bounds):
+    # then a call giving each of them, in declaration order, is checked a shorter way (`_one_type`).
+    one_type: type | None
+    name_list: list[str]  # `names` as a list, which `list(a_dict)` is compared to
 
     def check(
         self, arguments: dict[Any, Any], limits: InputLimits
@@ -205,6 +210,30 @@ class ArgumentPlan:
         if not arguments and not self.names:  # a tool of no parameters, called with none: nothing to check
             empty: dict[str, Any] = {}
             return {}, empty, empty
+        one_type = self.one_type
+        if one_type is not None and len(arguments) == len(self.names):
+            # The common call of a tool of texts (or of integers) alone: the loop below without looking up each
+            # parameter, then the names compared all at once (in C, and only once every key is known to be text,
+            # so no code of the caller's runs); given in another order, the loop below decides.
+            given = arguments.copy()
+            max_chars = limits.max_string_chars
+            total = self.name_chars
+            if one_type is str:
+                for key, value in given.items():
+                    if type(key) is not str or type(value) is not str or (size := len(value)) > max_chars \
+                            or not value.isascii():
+                        return None
+                    total += size
+            else:
+                bound = limits.int_bound
+                for key, value in given.items():
+                    if type(key) is not str or type(value) is not int or not -bound < value < bound:
+                        return None
+            if list(given) == self.name_list:
+                if total > limits.max_message_chars or len(given) > limits.max_items or self.longest_name > max_chars:
+                    return None
+                passed = given.copy()
+                return given, passed, passed
         parameters = self.parameters
         total = self.name_chars
         values = len(arguments)
@@ -279,7 +308,15 @@ def plan_for(core_schema: Any) -> ArgumentPlan | None:
         return None
     names = tuple(fields)
     return ArgumentPlan(fields, tuple((name, p.default) for name, p in fields.items()), names,
-                        max(map(len, names), default=0), sum(map(len, names)))
+                        max(map(len, names), default=0), sum(map(len, names)), _one_type(fields), list(names))
+
+
+def _one_type(fields: dict[str, Parameter]) -> type | None:
+    """`str` or `int` when every parameter is a required one of that type and nothing else (`ArgumentPlan.one_type`)."""
+    kinds = {next(iter(p.types)) if len(p.types) == 1 and p.free and p.items is None and p.default is REQUIRED
+             else None for p in fields.values()}
+    kind = kinds.pop() if len(kinds) == 1 else None
+    return kind if kind is str or kind is int else None
 
 
 # The keys of a model's schema, and of its config, that a plan knows to change nothing it checks.
@@ -354,7 +391,7 @@ def _item_model(schema: dict[str, Any]) -> ItemModel | None:
         return None
     names = tuple(fields)
     return ItemModel(cls, fields, tuple((name, p.default) for name, p in fields.items()), names, low, high,
-                     max(map(len, names)), sum(map(len, names)))
+                     max(map(len, names)), sum(map(len, names)), list(names))
 
 
 def _parameter(schema: dict[str, Any]) -> Parameter | None:

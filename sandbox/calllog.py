@@ -118,7 +118,8 @@ class CallLog(Sequence[CallRecord]):
         """Append the record of the next call, numbered in order, and return it.
 
         Built with `tuple.__new__`, as the named tuple's own constructor does after one more
-        Python frame: this runs once per call.
+        Python frame: this runs once per call. (`World.call` writes these three lines out for a
+        call that succeeded, saving this frame too: a change here is a change there.)
         """
         own = self._own
         record: CallRecord = _new_tuple(CallRecord, (self._prefix_len + len(own), tool, app, arguments, validated,

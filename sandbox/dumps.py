@@ -31,6 +31,8 @@ from .lanes import LANES_ON
 
 SERIALIZER_ATTRIBUTE = "_tw_plain_serializer"
 """The class attribute holding `(class, serializer)`; the class is checked, as subclasses inherit it."""
+LIST_SERIALIZER_ATTRIBUTE = "_tw_plain_list_serializer"
+"""The class attribute holding `(class, serializer of a list of it, or None)` (`list_serializer_of`)."""
 
 # Whether a wrap serializer function is known to change nothing in the dumps of a model class.
 IdleTest = Callable[[type, Any], bool]
@@ -50,6 +52,31 @@ def serializer_of(kind: type[BaseModel], idle: IdleTest) -> SchemaSerializer:
         return kind.__pydantic_serializer__  # not built yet (an unresolved forward reference): ask again later
     serializer = lean_serializer(kind, idle)
     type.__setattr__(kind, SERIALIZER_ATTRIBUTE, (kind, serializer))
+    return serializer
+
+
+def list_serializer_of(kind: type[BaseModel], idle: IdleTest) -> SchemaSerializer | None:
+    """A serializer of a list of `kind` giving what the lean serializer (`serializer_of`) gives for each item,
+    in one call instead of one per item; None where the lean one is the class's own (its wrapper does work),
+    while the class is not fully built, or with the lanes off. Kept on the class; its caller vouches that
+    every item is of exactly this class (`sandbox.results`)."""
+    if not LANES_ON:
+        return None
+    entry: tuple[type, SchemaSerializer | None] | None = getattr(kind, LIST_SERIALIZER_ATTRIBUTE, None)
+    if entry is not None and entry[0] is kind:
+        return entry[1]
+    if not kind.__dict__.get("__pydantic_complete__", False):
+        return None
+    serializer = None
+    schema = kind.__pydantic_core_schema__
+    top = _model_schema(schema)
+    if serializer_of(kind, idle) is not kind.__pydantic_serializer__ and top is not None:
+        lean = _lean(schema, idle)
+        # A schema with definitions keeps them at its top, the list inside.
+        items = ({**lean, "schema": {"type": "list", "items_schema": lean["schema"]}}
+                 if lean.get("type") == "definitions" else {"type": "list", "items_schema": lean})
+        serializer = SchemaSerializer(items, top.get("config"))
+    type.__setattr__(kind, LIST_SERIALIZER_ATTRIBUTE, (kind, serializer))
     return serializer
 
 

@@ -23,7 +23,9 @@ LANES: Final[Mapping[str, str]] = MappingProxyType({
     "arguments": "the tool's pydantic argument model validates and coerces every call "
                  "(lane: ArgumentPlan, sandbox.arguments; switched in ToolSpec.fast_arguments)",
     "results": "`plain` copies every dict a tool returns, key by key, instead of a reply of plain values"
-               " (text keys; text, numbers, booleans, None) copied whole (sandbox.world, World.call)",
+               " (text keys; text, numbers, booleans, None) copied whole (sandbox.world, World.call), and every"
+               " other reply, instead of an entity in a dict dumped by its serializer directly and a list of one"
+               " state class by one serializer of such lists (sandbox.results, dumps.list_serializer_of)",
     "parse_brackets": "Python's `ast` and the literals-only walk read every bracket call, and a text is repaired "
                       "only after they refuse it (lane: _fast_brackets and _sure_repair, "
                       "sandbox.parsing.fast_lanes; switched in sandbox.parsing.brackets)",

@@ -36,6 +36,7 @@ from .journal import begin as begin_journal
 from .lanes import LANES_ON
 from .limit_walk import check_integers, checked_copy, redacted_copy
 from .parsing import Call
+from .results import reply_copy
 from .rng import WorldRandom
 from .schemas import export_all
 from .state import OWNER, StateModel, TrackedDict, plain
@@ -182,16 +183,15 @@ class World:
         """Run one tool call. Never raises; failures are error records."""
         try:
             spec = self._specs.get(name) if type(name) is str else None
-            plan = spec.fast_arguments if spec is not None and type(arguments) is dict else None
             # Values already of their parameters' types: bounded, valid and copied in one pass.
-            checked = plan.check(arguments, self.limits) if plan is not None else None  # type: ignore[arg-type]
-            if spec is None or checked is None:
+            if spec is not None and type(arguments) is dict and (plan := spec.fast_arguments) is not None \
+                    and (checked := plan.check(arguments, self.limits)) is not None:
+                raw, kwargs, validated = checked
+            else:
                 prepared = self._prepare(name, arguments)
                 if isinstance(prepared, CallRecord):
                     return prepared
                 spec, raw, kwargs, validated = prepared
-            else:
-                raw, kwargs, validated = checked
             app = self._apps[spec.app]  # type: ignore[index]
             # A read-only journal holds nothing (it refuses the first write), so each tool has one for all its calls.
             journal = Journal(spec.name, False) if spec.mutates else spec.read_journal
@@ -206,13 +206,11 @@ class World:
                 if kind is dict and LANES_ON:
                     # The `results` speed lane: a reply of plain values (text keys; text, numbers, booleans,
                     # None), most tools' answer, is what `plain` would make of it, a copy, made without
-                    # `plain`'s frame and its dict built key by key. Anything else in it: `plain` after all.
+                    # `plain`'s frame and its dict built key by key. Anything else in it: `reply_copy`, the
+                    # lane's copy of the rest (`sandbox.results`).
                     for key, item in result.items():
-                        item_kind = type(item)
-                        if type(key) is not str or (item_kind is not str and item_kind is not bool
-                                                    and item_kind is not int and item_kind is not float
-                                                    and item is not None):
-                            result = plain(result)
+                        if type(key) is not str or type(item) not in _PLAIN_VALUES:
+                            result = reply_copy(result)
                             break
                     else:
                         result = result.copy()
@@ -221,7 +219,7 @@ class World:
                     # and its tests of the other kinds: a read call returning an entity does this.
                     known = getattr(kind, SERIALIZER_ATTRIBUTE, None) if kind is not dict else None
                     result = (known[1].to_python(result, mode="json") if known is not None and known[0] is kind
-                              else plain(result))
+                              else reply_copy(result) if LANES_ON else plain(result))
             except ToolError as exc:
                 journal.abort(token)
                 clock.set(now)
@@ -245,7 +243,12 @@ class World:
             else:  # a read-only journal's end, in one step (the journal module's `end_read_only`)
                 end_read_only(token)
                 changed = False
-            record = self.log.add(spec.name, spec.app, raw, validated, result, None, changed, now)
+            # `CallLog.add`, written out (one frame less on every call): the record numbered after the log's last.
+            log = self.log
+            own = log._own
+            record = _new_tuple(CallRecord, (log._prefix_len + len(own), spec.name, spec.app, raw, validated, result,
+                                             None, changed, now))
+            own.append(record)
             if clock.tick:
                 clock.step()
             return record
@@ -299,20 +302,23 @@ class World:
         Never raises: a message that cannot be read at all (past the world's limits, not a list
         of calls, neither text nor a sequence of `Call`s) is one `parse_error` record.
         """
-        if type(message) is list and len(message) <= self.limits.max_calls:
+        if type(message) is list:
             # What `parse_message` gives, run without `_read`'s frame and the per-item tests of the mixed
             # list: every item a `Call`, checked before any runs (as `_read` does), on a copy of the list.
+            # Most messages hold one call (never past `max_calls`, at least 1): read once, it is its own copy.
+            if len(message) == 1 and type(call := message[0]) is Call:
+                return [self.call(call.name, call.arguments)]
             calls = message[:]
-            for call in calls:
-                if type(call) is not Call:
-                    break
-            else:
-                # A loop rather than a comprehension: most messages hold one call, and a comprehension
-                # is a function of its own, called once per message.
-                records = []
+            if len(calls) <= self.limits.max_calls:
                 for call in calls:
-                    records.append(self.call(call.name, call.arguments))
-                return records
+                    if type(call) is not Call:
+                        break
+                else:
+                    # A loop rather than a comprehension: a comprehension is a function of its own.
+                    records = []
+                    for call in calls:
+                        records.append(self.call(call.name, call.arguments))
+                    return records
         try:
             items = self._read(message)
         except ParseError as exc:
@@ -322,8 +328,12 @@ class World:
             return [self._record_error(None, None, shown, error)]
         except Exception as exc:
             return [self._failed(None, exc)]
-        return [self._unreadable(item) if isinstance(item, ParseError) else self.call(item.name, item.arguments)
-                for item in items]
+        # A loop rather than a comprehension, which would make `self` a cell: read slower all through this method.
+        records = []
+        for item in items:
+            records.append(self._unreadable(item) if isinstance(item, ParseError)
+                           else self.call(item.name, item.arguments))
+        return records
 
     def _unreadable(self, error: ParseError) -> CallRecord:
         """The record of one call of a message that could not be read (the rest of it was)."""
@@ -484,6 +494,10 @@ class World:
         return f"World(apps={list(self._apps)}, tools={len(self._tools)}, calls={len(self.log)})"
 
 
+_PLAIN_VALUES = frozenset({str, int, float, bool, type(None)})
+"""The types of the values a dict reply may hold to be copied whole by the `results` lane (`World.call`)."""
+
+_new_tuple = tuple.__new__
 _OWN = True
 """The owner mark of a world's id counters while no fork shares them (the values are ints, so
 the dict's owner slot says nothing else)."""

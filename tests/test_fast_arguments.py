@@ -593,3 +593,104 @@ def test_a_tool_of_no_parameters_takes_no_arguments_either_way(arguments: dict[s
     else:
         assert fast is not None and _same(fast, full) and _shares_nothing(fast, arguments)
         assert fast[0] is not fast[1]  # the log's copy is not the dict the tool is called with
+
+
+def _texts(self: Any, to: str, subject: str, body: str) -> dict:
+    """Texts alone: a plan's shorter way for one type (`ArgumentPlan.one_type`)."""
+    return {}
+
+
+def _integers(self: Any, first: int, second: int) -> dict:
+    """Integers alone."""
+    return {}
+
+
+TEXTS, INTEGERS = build_spec(_texts, name="texts"), build_spec(_integers, name="integers")
+_ONE_TYPE_KEYS = st.one_of(st.sampled_from(["to", "subject", "body", "first", "second", "other"]), st.integers())
+ONE_TYPE_CALLS = st.one_of(
+    st.fixed_dictionaries({"to": st.text(ASCII, max_size=9), "subject": st.text(ASCII, max_size=9),
+                           "body": st.one_of(st.text(ASCII, max_size=12), VALUES)}),
+    st.fixed_dictionaries({"first": st.integers(-(10**20), 10**20), "second": st.one_of(st.integers(), VALUES)}),
+    st.dictionaries(_ONE_TYPE_KEYS, st.one_of(PLAUSIBLE, VALUES), max_size=4),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from([TEXTS, INTEGERS]), ONE_TYPE_CALLS, st.booleans(), LIMITS)
+def test_a_plan_of_one_type_takes_its_shorter_way_to_what_its_loop_gives(
+    spec: ToolSpec, arguments: dict[Any, Any], strict: bool, limits: InputLimits
+) -> None:
+    """The shorter way of a tool of texts (or integers) alone gives what the plan's general loop gives, and
+    whatever it takes, the full path takes too, with the same values."""
+    plan = spec.argument_plan
+    assert plan is not None and plan.one_type is (str if spec is TEXTS else int)
+    fast, loop = plan.check(arguments, limits), dataclasses.replace(plan, one_type=None).check(arguments, limits)
+    assert (fast is None) == (loop is None) and (fast is None or _same(fast, loop)), (arguments, limits)
+    _agrees_with_the_full_path(spec, arguments, strict, limits)
+
+
+def test_only_tools_of_one_type_alone_have_the_shorter_way() -> None:
+    assert SCALARS.argument_plan is not None and SCALARS.argument_plan.one_type is None
+    assert build_spec(_scalars, name="again").argument_plan.one_type is None  # type: ignore[union-attr]
+
+    def optional(self: Any, to: str, cc: str | None = None) -> dict:
+        """A text and an optional one."""
+        return {}
+
+    def bounded(self: Any, to: Annotated[str, Field(max_length=3)]) -> dict:
+        """A bounded text."""
+        return {}
+
+    for function in (optional, bounded):
+        plan = build_spec(function, name=function.__name__).argument_plan
+        assert plan is not None and plan.one_type is None
+    raw, kwargs, validated = TEXTS.argument_plan.check(  # type: ignore[union-attr,misc]
+        {"to": "a", "subject": "b", "body": "c"}, DEFAULT_LIMITS) or ({}, {}, {})
+    assert raw == kwargs == validated == {"to": "a", "subject": "b", "body": "c"} and raw is not kwargs
+
+
+class _Name(str):
+    """A key that is text of another class: compared equal to a parameter's name, never taken by the lane."""
+
+
+@pytest.mark.parametrize("limits", [InputLimits(max_string_chars=7, max_message_chars=13 + 7 + 7 + 7),
+                                    InputLimits(max_string_chars=7, max_message_chars=13 + 7 + 7 + 6),
+                                    InputLimits(max_string_chars=6), InputLimits(max_items=2), DEFAULT_LIMITS])
+@pytest.mark.parametrize("arguments", [
+    {"to": "a" * 7, "subject": "b" * 7, "body": "c" * 7}, {"to": "a" * 7, "subject": "é", "body": ""},
+    {_Name("to"): "a", "subject": "b", "body": "c"}, {"to": "a", "subject": "b", "body": _Name("c")},
+    {"first": DEFAULT_LIMITS.int_bound - 1, "second": 1 - DEFAULT_LIMITS.int_bound},
+    {"first": DEFAULT_LIMITS.int_bound, "second": 0}, {"first": 0, "second": -DEFAULT_LIMITS.int_bound},
+    {"first": 1, "second": True},
+    {_Name("first"): 1, "second": 2},
+])
+def test_a_plan_of_one_type_meets_each_bound_as_its_loop_does(arguments: dict[Any, Any], limits: InputLimits) -> None:
+    spec = TEXTS if "to" in arguments or "subject" in arguments else INTEGERS
+    plan = spec.argument_plan
+    assert plan is not None
+    fast, loop = plan.check(arguments, limits), dataclasses.replace(plan, one_type=None).check(arguments, limits)
+    assert (fast is None) == (loop is None) and (fast is None or _same(fast, loop)), (arguments, limits)
+    assert fast is None or _same(fast, _full_path(spec, arguments, False, limits))
+
+
+class _Touchy:
+    """A key whose comparison fails: the lane must not compare it with anything."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("compared")
+
+    def __hash__(self) -> int:
+        return hash("to")
+
+
+def test_a_plan_of_one_type_compares_no_key_that_is_not_text() -> None:
+    for spec, arguments in ((TEXTS, {_Touchy(): "a", "subject": "b", "body": "c"}),
+                            (INTEGERS, {"first": 1, _Touchy(): 2})):
+        assert spec.argument_plan is not None and spec.argument_plan.check(arguments, DEFAULT_LIMITS) is None
+
+
+def test_a_plan_of_one_type_takes_its_names_in_another_order_the_loops_way() -> None:
+    arguments = {"body": "c", "to": "a", "subject": "b"}
+    raw, kwargs, validated = TEXTS.argument_plan.check(arguments, DEFAULT_LIMITS) or ({}, {}, {})  # type: ignore[union-attr]
+    assert list(raw) == ["body", "to", "subject"] and list(kwargs) == list(validated) == ["to", "subject", "body"]
+    assert _same((raw, kwargs, validated), _full_path(TEXTS, arguments, False, DEFAULT_LIMITS))

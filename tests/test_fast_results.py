@@ -9,15 +9,23 @@ from __future__ import annotations
 
 import enum
 import math
+import warnings
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
+import sandbox.results as results_module
 import sandbox.world as world_module
 from sandbox import App, StateModel, World, tool
-from sandbox.state import plain
+from sandbox.dumps import list_serializer_of
+from sandbox.input_limits import exception_line
+from sandbox.lanes import LANES_ON
+from sandbox.results import reply_copy
+from sandbox.state import TrackedDict, TrackedList, _idle_wrapper, plain
+from tests import test_fast_dumps as fast_dumps
 
 
 class Colour(enum.Enum):
@@ -104,10 +112,93 @@ def test_the_lane_takes_plain_replies(reply: dict[str, Any], monkeypatch: pytest
 
 @pytest.mark.parametrize("reply", [{1: "x"}, {"e": Colour.RED}, {"i": Level.HIGH}, {"l": [1]}, {"t": (1,)}])
 def test_anything_else_goes_to_plain(reply: dict[Any, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Values neither plain, nor entities, nor lists of them: `plain` copies them (through `reply_copy`)."""
     monkeypatch.setattr(world_module, "plain", _refuse)
+    monkeypatch.setattr(results_module, "plain", _refuse)
     record = World([_Replies(reply)]).call("answer", {})
     assert record.error is not None and record.error.type == "internal_error"
 
 
 def _refuse(value: Any) -> Any:
     raise AssertionError(f"plain called for {value!r}")
+
+
+# Entities as read tools return them: alone in a dict, in lists of one class (`reply_copy` dumps such a list in
+# one serializer call: `dumps.list_serializer_of`), in mixed lists, with wrong values put past validation.
+_MODEL_CLASSES = (fast_dumps.Leaf, fast_dumps.Plain, fast_dumps.Sparse, fast_dumps.Hidden, fast_dumps.Tagged,
+                  fast_dumps.Custom, fast_dumps.Child, fast_dumps.Root, _Kept)
+
+
+@st.composite
+def _entities(draw: st.DrawFn, kind: type[BaseModel] | None = None) -> BaseModel:
+    kind = kind or draw(st.sampled_from(_MODEL_CLASSES))
+    instance = kind() if kind not in (fast_dumps.Leaf, fast_dumps.Child) else kind(name="x")
+    for name in draw(st.lists(st.sampled_from(sorted(kind.model_fields)), max_size=2, unique=True)):
+        instance.__dict__[name] = draw(fast_dumps._values)
+    return instance
+
+
+_one_class = st.sampled_from(_MODEL_CLASSES).flatmap(lambda kind: st.lists(_entities(kind), max_size=4))
+_lists = st.one_of(_one_class, st.lists(_entities(), max_size=3),
+                   st.lists(st.dictionaries(st.text(max_size=3), st.one_of(SCALARS, _entities()), max_size=3),
+                            max_size=3))
+_REPLIES = st.one_of(
+    _lists, _lists.map(TrackedList), _entities(),
+    st.dictionaries(st.one_of(st.text(max_size=4), st.integers()),
+                    st.one_of(SCALARS, _entities(), _lists, _lists.map(TrackedList)), max_size=4),
+    st.dictionaries(st.text(max_size=4), st.one_of(SCALARS, _entities()), max_size=3).map(TrackedDict),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_REPLIES)
+def test_reply_copy_gives_what_plain_gives(reply: Any) -> None:
+    """`reply_copy` (the lane's copy of every reply not a dict of plain values) is `plain`: the same values of the
+    same types in the same order, the same problems warned of, and nothing shared with the reply."""
+    ours, theirs = _copied(reply, reply_copy), _copied(reply, plain)
+    assert ours[0] == theirs[0] and ours[2] == theirs[2]
+    if ours[0] == "value":
+        assert _same(ours[1], theirs[1]), (reply, ours, theirs)
+        assert not _shares(ours[1], reply)
+
+
+def test_a_list_of_one_state_class_is_dumped_in_one_call() -> None:
+    """With the lanes on, the serializer of lists of the class dumps it (built once, kept on the class)."""
+    leaves = TrackedList([fast_dumps.Leaf(name="a"), fast_dumps.Leaf(name="b", ratio=float("inf"))])
+    assert reply_copy(leaves) == plain(leaves) == [leaf.model_dump(mode="json") for leaf in leaves]
+    serializer = list_serializer_of(fast_dumps.Leaf, _idle_wrapper)
+    assert (serializer is not None) is LANES_ON
+    assert list_serializer_of(fast_dumps.Leaf, _idle_wrapper) is serializer
+    assert list_serializer_of(fast_dumps.Tagged, _idle_wrapper) is None  # its wrapper sorts sets: not idle
+
+
+def _copied(value: Any, copy: Any) -> tuple[str, Any, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            outcome: tuple[str, Any] = ("value", copy(value))
+        except Exception as exc:  # what the call's error record would say
+            outcome = ("raised", exception_line(exc))
+    return (*outcome, sorted({line.strip() for w in caught for line in str(w.message).splitlines()[1:]}))
+
+
+def _shares(copy: Any, value: Any) -> bool:
+    """Whether a container of `copy` is one of `value`'s."""
+    seen = {id(value)}
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        inner = list(item.values()) if isinstance(item, dict) else list(item) if isinstance(item, list) else \
+            list(item.__dict__.values()) if isinstance(item, BaseModel) else []
+        for each in inner:
+            if id(each) not in seen and isinstance(each, (dict, list, BaseModel)):
+                seen.add(id(each))
+                stack.append(each)
+    stack = [copy]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (dict, list)):
+            if id(item) in seen:
+                return True
+            stack.extend(item.values() if isinstance(item, dict) else item)
+    return False
