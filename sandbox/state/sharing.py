@@ -29,9 +29,13 @@ def taken_on_read(original: StateModel, claims: list[Any]) -> StateModel:
     """The top copy that the first writing call after a fork or snapshot takes of `original` (`App._take`), its
     fields claimed as the call reads them: what `own` without the fields and then `claim_on_read` make, made in
     one step, as an instance of the twin at once; its generation holds the call's `claims`."""
+    kind = type(original)
+    twin = kind._tw_full  # `_full_twin`'s first test, inline: a class's first take after every fork asks
+    if twin is None or twin._tw_real is not kind:
+        twin = _full_twin(kind)
     generation = Generation()
     generation.claims = claims
-    return own(original, generation, fields=False, kind=_full_twin(type(original)))
+    return own(original, generation, fields=False, kind=twin)
 
 
 def _full_twin(kind: type[StateModel]) -> type[StateModel]:
@@ -64,7 +68,9 @@ def settle(model: StateModel) -> bool:
     if real is None:
         return True
     _set_class(model, real)
-    _drop_claims(model)
+    owner = getattr(model, OWNER, None)  # `_drop_claims`, inline: every first call's top settles here
+    if type(owner) is Generation:
+        owner.claims = None
     return False
 
 
