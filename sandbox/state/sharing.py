@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from ..journal import CLAIM_FIELD
 from .containers import _claimed
 from .model import StateModel, _claim_fields, own
-from .ownership import ATOMIC_TYPES, OWNER, Generation
+from .ownership import OWNER, Generation
 
 
 def taken_on_read(original: StateModel, claims: list[Any]) -> StateModel:
@@ -106,16 +106,14 @@ class _ClaimOnRead:
             value = fields[name]
         except KeyError:
             raise AttributeError(f"{type(model).__name__!r} object has no attribute {name!r}") from None
-        if type(value) not in ATOMIC_TYPES:
-            owner = getattr(model, OWNER, None)
-            if getattr(value, OWNER, None) is not owner:
-                mine = _claimed(value, owner)
-                if mine is not value:
-                    fields[name] = mine
-                    claims = getattr(owner, "claims", None)
-                    if claims is not None:
-                        claims.append((CLAIM_FIELD, model, name, mine, value))
-                value = mine
+        owner = getattr(model, OWNER, None)
+        mine = _claimed(value, owner)  # itself if immutable or already the generation's (its own first test)
+        if mine is not value:
+            fields[name] = mine
+            claims = getattr(owner, "claims", None)
+            if claims is not None:
+                claims.append((CLAIM_FIELD, model, name, mine, value))
+            value = mine
         after = self.after
         if after is None:
             after = self._next(model)
