@@ -16,7 +16,7 @@ import json
 import pickle
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import given, settings
@@ -361,8 +361,15 @@ def test_the_switch_decides_whether_a_class_claims_on_read() -> None:
         a: list[int] = []
         b: int = 0
 
+    class Whole(StateModel):  # tools that read every field: claimed up front, whatever the switch says
+        claims_up_front: ClassVar[bool] = True
+        a: list[int] = []
+        b: list[int] = []
+        c: dict[str, int] = {}
+
     assert Fresh._claims_on_read is LANES_ON
     assert Few._claims_on_read is False
+    assert Whole._claims_on_read is False and set(Whole.model_fields) == {"a", "b", "c"}
 
 
 def test_without_the_lane_the_first_call_copies_every_field_up_front() -> None:

@@ -85,6 +85,10 @@ class StateModel(BaseModel):
     # Whether a top of this class claims its fields on read in the first writing call after a fork
     # (`claim_on_read`): only with enough nested fields that one call likely leaves some unread.
     _claims_on_read: ClassVar[bool] = False
+    # Set by a top state class whose writing tools read (nearly) every nested field: its first writing call after a
+    # fork claims them all up front, as a top with fewer than `CLAIM_ON_READ_FROM` does. Claiming on read costs a
+    # descriptor call and a class change per field read, which only the fields a call leaves unread pay back.
+    claims_up_front: ClassVar[bool] = False
     # How this class's instances are built by the `build` speed lane, by the names given (`_shape`); None once the
     # class is known to be past the lane. Each class has its own (`__pydantic_init_subclass__`).
     _tw_shapes: ClassVar[dict[tuple[str, ...], _Shape | None] | None] = None
@@ -102,7 +106,7 @@ class StateModel(BaseModel):
             name for name, info in cls.model_fields.items() if _may_hold_container(info.annotation, models=True)
         )
         # The `claim_on_read` speed lane (`sandbox.lanes`, `sandbox.state.sharing`): off, every take copies up front.
-        cls._claims_on_read = LANES_ON and len(cls._nested_fields) >= CLAIM_ON_READ_FROM
+        cls._claims_on_read = LANES_ON and len(cls._nested_fields) >= CLAIM_ON_READ_FROM and not cls.claims_up_front
         cls._tw_shapes = {}
 
     def __init__(self, /, **data: Any) -> None:
