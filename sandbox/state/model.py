@@ -302,9 +302,10 @@ def _claim_fields(model: StateModel, fields: dict[str, Any], nested: tuple[str, 
                   claims: list[Any] | None) -> None:
     for name in nested:
         item = fields.get(name)
-        if type(item) not in ATOMIC_TYPES and getattr(item, OWNER, None) is not owner:
-            mine = fields[name] = _claimed(item, owner)
-            if claims is not None and mine is not item:
+        mine = _claimed(item, owner)  # itself if immutable or already the generation's (its own first test)
+        if mine is not item:
+            fields[name] = mine
+            if claims is not None:
                 claims.append((CLAIM_FIELD, model, name, mine, item))
 
 
