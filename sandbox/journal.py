@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar, Token
 from itertools import islice
-from operator import indexOf, is_
+from operator import indexOf, is_, itemgetter
 from typing import Any
 
 from .errors import ReadOnlyViolation
@@ -53,6 +53,7 @@ _ACTIVE: ContextVar[Journal | None] = ContextVar("toolworlds_active_journal", de
 active_journal = _ACTIVE.get
 
 _MISSING = object()
+_HOLDER = itemgetter(1)  # the object a journal entry is about
 _NONE: frozenset[int] = frozenset()
 
 # Entry kinds (first tuple element).
@@ -290,10 +291,13 @@ class Journal:
         finally:
             self.end(token)
 
-    def record_claims(self) -> None:
-        """Keep the copies this call makes of shared objects from now on, to `release` the unchanged ones."""
-        if self.claims is None:
-            self.claims = []
+    def record_claims(self) -> list[tuple[int, Any, Any, Any, Any]]:
+        """Keep the copies this call makes of shared objects from now on, to `release` the unchanged ones; the
+        list they are recorded in."""
+        claims = self.claims
+        if claims is None:
+            claims = self.claims = []
+        return claims
 
     def release(self) -> None:
         """Put the shared original back in place of every recorded copy the call did not change.
@@ -307,19 +311,27 @@ class Journal:
         if not claims:
             return
         entries = self._entries
-        differ = {id(entry[1]) for entry in entries} if entries else set()  # changed in place, or holding such
-        opened: set[int] = set()  # top models given back shared fields
+        differ = set(map(id, map(_HOLDER, entries))) if entries else set()  # changed in place, or holding such
+        opened: set[int] | None = None  # top models given back shared fields
         tops = []
         for record in reversed(claims):
             kind, parent, key, mine, original = record
             if kind == CLAIM_TOP:
                 tops.append(record)
-            elif id(mine) in differ or _differs(mine, original, differ):
+                continue
+            # `_differs`, inline for the two commonest kinds (a claimed field's or entity's list or dict).
+            if id(mine) in differ or (
+                    (len(mine) != len(original) or not all(map(is_, dict.keys(mine), dict.keys(original)))
+                     or not all(map(is_, dict.values(mine), dict.values(original)))) if isinstance(mine, dict)
+                    else (len(mine) != len(original) or not all(map(is_, list.__iter__(mine), list.__iter__(original))))
+                    if isinstance(mine, list) else _differs(mine, original, differ)):
                 differ.add(id(parent))
             elif kind == CLAIM_FIELD:
                 fields = parent.__dict__
                 if fields.get(key) is mine:
                     fields[key] = original
+                    if opened is None:
+                        opened = set()
                     opened.add(id(parent))
                 else:
                     differ.add(id(parent))
@@ -340,7 +352,7 @@ class Journal:
         for _, app, _, mine, original in tops:
             if mine is not original and id(mine) not in differ and not _differs(mine, original, differ):
                 app.top_released(mine, original)
-            elif id(mine) in opened:
+            elif opened is not None and id(mine) in opened:
                 app.top_released(mine, None)
             elif type(mine)._tw_real is not None:  # still claiming on read (`claim_on_read`): some fields unread
                 app.top_released(mine, mine)

@@ -36,8 +36,8 @@ LANES: Final[Mapping[str, str]] = MappingProxyType({
             " the parts that differ (sandbox.diffing)",
     "claim_on_read": "the first writing call after a fork or snapshot copies every nested field (container or"
                      " model) of an app's top state up front (state.model.own), instead of each as the call"
-                     " first reads it, for tops with CLAIM_ON_READ_FROM nested fields or more"
-                     " (sandbox.state.sharing)",
+                     " first reads it, for tops with CLAIM_ON_READ_FROM nested fields or more that do not set"
+                     " claims_up_front (sandbox.state.sharing)",
     "journal_origin": "a change as a whole (delete, remove, sort) to a large container a call claimed from a"
                       " shared original saves a copy of it for undo, instead of noting the original"
                       " (sandbox.journal, ORIGIN_FROM)",

@@ -79,9 +79,16 @@ class StateModel(BaseModel):
     internal_fields: ClassVar[frozenset[str]] = frozenset()
     # The model class a claiming twin (`claim_on_read`) stands for; None in every model class itself.
     _tw_real: ClassVar[type[StateModel] | None] = None
+    # The twin of this class with every nested field still to claim (`claim_on_read`), once made: its own only if
+    # its `_tw_real` is this class (a subclass reads its base's here until it has its own).
+    _tw_full: ClassVar[type[StateModel] | None] = None
     # Whether a top of this class claims its fields on read in the first writing call after a fork
     # (`claim_on_read`): only with enough nested fields that one call likely leaves some unread.
     _claims_on_read: ClassVar[bool] = False
+    # Set by a top state class whose writing tools read (nearly) every nested field: its first writing call after a
+    # fork claims them all up front, as a top with fewer than `CLAIM_ON_READ_FROM` does. Claiming on read costs a
+    # descriptor call and a class change per field read, which only the fields a call leaves unread pay back.
+    claims_up_front: ClassVar[bool] = False
     # How this class's instances are built by the `build` speed lane, by the names given (`_shape`); None once the
     # class is known to be past the lane. Each class has its own (`__pydantic_init_subclass__`).
     _tw_shapes: ClassVar[dict[tuple[str, ...], _Shape | None] | None] = None
@@ -99,7 +106,7 @@ class StateModel(BaseModel):
             name for name, info in cls.model_fields.items() if _may_hold_container(info.annotation, models=True)
         )
         # The `claim_on_read` speed lane (`sandbox.lanes`, `sandbox.state.sharing`): off, every take copies up front.
-        cls._claims_on_read = LANES_ON and len(cls._nested_fields) >= CLAIM_ON_READ_FROM
+        cls._claims_on_read = LANES_ON and len(cls._nested_fields) >= CLAIM_ON_READ_FROM and not cls.claims_up_front
         cls._tw_shapes = {}
 
     def __init__(self, /, **data: Any) -> None:
@@ -256,7 +263,8 @@ def own_fields(model: StateModel, claims: list[Any] | None) -> None:
     _claim_fields(model, model.__dict__, type(model)._nested_fields, getattr(model, OWNER, None), claims)
 
 
-def own(model: StateModel, owner: Any, claims: list[Any] | None = None, fields: bool = True) -> StateModel:
+def own(model: StateModel, owner: Any, claims: list[Any] | None = None, fields: bool = True,
+        kind: type[StateModel] | None = None) -> StateModel:
     """A shallow copy of `model` that generation `owner` may change in place: the model and
     the models and containers in its fields are copied, the items inside those containers
     are not (the containers copy them one by one as they hand them out). For an app's top
@@ -264,8 +272,10 @@ def own(model: StateModel, owner: Any, claims: list[Any] | None = None, fields: 
     `Journal.release`), the top's by the caller.
 
     Without `fields`, the copy's fields hold the very objects `model`'s do: each must be claimed
-    before anything changes it (`claim_on_read`)."""
-    kind = type(model)
+    before anything changes it (`claim_on_read`). `kind` is the copy's class, if not `model`'s own (a twin
+    of it that claims those fields on read: `sandbox.state.sharing.taken_on_read`)."""
+    if kind is None:
+        kind = type(model)
     new = _new_object(kind)
     values = model.__dict__.copy()
     nested = kind._nested_fields
@@ -292,20 +302,23 @@ def _claim_fields(model: StateModel, fields: dict[str, Any], nested: tuple[str, 
                   claims: list[Any] | None) -> None:
     for name in nested:
         item = fields.get(name)
-        if type(item) not in ATOMIC_TYPES and getattr(item, OWNER, None) is not owner:
-            mine = fields[name] = _claimed(item, owner)
-            if claims is not None and mine is not item:
+        mine = _claimed(item, owner)  # itself if immutable or already the generation's (its own first test)
+        if mine is not item:
+            fields[name] = mine
+            if claims is not None:
                 claims.append((CLAIM_FIELD, model, name, mine, item))
 
 
 
-CLAIM_ON_READ_FROM = 3
+CLAIM_ON_READ_FROM = 2
 """How many nested fields a top state model needs to claim them on read (`claim_on_read`). Each field
 claimed on read costs a descriptor call and a class change more than claiming it up front, so it pays
 only for the fields a call leaves unread: measured by instructions, a fork's first call to a todo list
-(one field) cost 3% more on read, a banking login (reads two of five) 20% less. Two is not enough: on
-ACEBench's messages (contacts and inbox) a fork's first delete (the inbox alone) cost 7% less on read, but
-its first send (both) 5% more, and the send is what the sharing and state-size benchmarks time."""
+(one field) cost 3% more on read, a banking login (reads two of five) 20% less. Two is enough since the top
+copy is made of its twin class at once (`taken_on_read`, no class change at the take) and ACEBench's send reads
+the contacts as they are (`read_only_state`): on its messages (contacts and inbox) a fork's first send_message
+(bench/sharing.py's fork + first write at 1.8 KB) takes 118k instructions on read against 128k up front
+(callgrind, PYTHONHASHSEED=0), and a first delete reads the inbox alone."""
 
 
 # What the `build` lane knows of one set of names given to a class (`StateModel.__init__`): the fields set the

@@ -2,7 +2,7 @@
 
 Copies made in the first writing call after a fork or snapshot are recorded as claims in the call's
 journal; the ones the call did not change are given back when it ends (`Journal.release`), so a world
-keeps copies only of what it changed. That call does not claim the fields of a top with three or more
+keeps copies only of what it changed. That call does not claim the fields of a top with two or more
 (`CLAIM_ON_READ_FROM`) up front either (`claim_on_read`): each is claimed when the call first reads
 it, so one that reads two of five collections copies, compares and gives back two. During it,
 `vars()` and `__dict__` of the top may show fields still shared.
@@ -21,8 +21,32 @@ from pydantic import BaseModel
 
 from ..journal import CLAIM_FIELD
 from .containers import _claimed
-from .model import StateModel, _claim_fields
-from .ownership import ATOMIC_TYPES, OWNER, Generation
+from .model import StateModel, _claim_fields, own
+from .ownership import OWNER, Generation
+
+
+def taken_on_read(original: StateModel, claims: list[Any]) -> StateModel:
+    """The top copy that the first writing call after a fork or snapshot takes of `original` (`App._take`), its
+    fields claimed as the call reads them: what `own` without the fields and then `claim_on_read` make, made in
+    one step, as an instance of the twin at once; its generation holds the call's `claims`."""
+    kind = type(original)
+    twin = kind._tw_full  # `_full_twin`'s first test, inline: a class's first take after every fork asks
+    if twin is None or twin._tw_real is not kind:
+        twin = _full_twin(kind)
+    generation = Generation()
+    generation.claims = claims
+    return own(original, generation, fields=False, kind=twin)
+
+
+def _full_twin(kind: type[StateModel]) -> type[StateModel]:
+    """The twin of `kind`'s model class with every nested field still to claim, kept on the class (`_tw_full`)."""
+    real = kind._tw_real or kind  # a copy of a top shared while it claimed on read (a snapshot inside a call)
+    twin = real._tw_full
+    if twin is None or twin._tw_real is not real:  # none yet, or a base class's
+        twins = real.__dict__.get(_TWINS)
+        twin = (twins or _twins_of(real))[real._nested_fields]
+        type.__setattr__(real, "_tw_full", twin)
+    return twin
 
 
 def claim_on_read(model: StateModel) -> None:
@@ -35,10 +59,7 @@ def claim_on_read(model: StateModel) -> None:
     (`_ClaimOnRead`); each claim moves it to the twin without that field, so a field once claimed is
     read as any field is, and the model is of its own class again when none is left. `settle` puts
     the class back when the call ends."""
-    kind = type(model)
-    kind = kind._tw_real or kind  # a copy of a top shared while it claimed on read (a snapshot inside a call)
-    twins = kind.__dict__.get(_TWINS)
-    _set_class(model, (twins or _twins_of(kind))[kind._nested_fields])
+    _set_class(model, _full_twin(type(model)))
 
 
 def settle(model: StateModel) -> bool:
@@ -47,7 +68,9 @@ def settle(model: StateModel) -> bool:
     if real is None:
         return True
     _set_class(model, real)
-    _drop_claims(model)
+    owner = getattr(model, OWNER, None)  # `_drop_claims`, inline: every first call's top settles here
+    if type(owner) is Generation:
+        owner.claims = None
     return False
 
 
@@ -83,16 +106,14 @@ class _ClaimOnRead:
             value = fields[name]
         except KeyError:
             raise AttributeError(f"{type(model).__name__!r} object has no attribute {name!r}") from None
-        if type(value) not in ATOMIC_TYPES:
-            owner = getattr(model, OWNER, None)
-            if getattr(value, OWNER, None) is not owner:
-                mine = _claimed(value, owner)
-                if mine is not value:
-                    fields[name] = mine
-                    claims = getattr(owner, "claims", None)
-                    if claims is not None:
-                        claims.append((CLAIM_FIELD, model, name, mine, value))
-                value = mine
+        owner = getattr(model, OWNER, None)
+        mine = _claimed(value, owner)  # itself if immutable or already the generation's (its own first test)
+        if mine is not value:
+            fields[name] = mine
+            claims = getattr(owner, "claims", None)
+            if claims is not None:
+                claims.append((CLAIM_FIELD, model, name, mine, value))
+            value = mine
         after = self.after
         if after is None:
             after = self._next(model)

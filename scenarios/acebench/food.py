@@ -92,17 +92,18 @@ class FoodPlatform(AceApp[FoodState]):
             username: The user's name.
             password: The user's password.
         """
-        text, state = self.texts, self.state
+        text = self.texts
         if not self.device().wifi:
             return fail(text.food_wifi_off)
-        user = peek(state.users, username)
+        seen = self.read_only_state  # the checks read the state as it is: a fork's first login copies the list alone
+        user = peek(seen.users, username)
         if user is None:
             return fail(text.food_user_unknown)
         if user.password != password:
             return fail(text.wrong_password)
-        if username in state.logged_in_users:
+        if username in seen.logged_in_users:
             return fail(text.already_logged_in.format(username=username))
-        state.logged_in_users.append(username)
+        self.state.logged_in_users.append(username)
         return ok(text.food_logged_in.format(username=username))
 
     @tool(mutates=False)
@@ -133,10 +134,10 @@ class FoodPlatform(AceApp[FoodState]):
             merchant_name: The merchant to order from.
             items: The products and quantities to order.
         """
-        text, state = self.texts, self.state
-        if username not in state.logged_in_users:
+        text, seen = self.texts, self.read_only_state  # the checks read the state as it is (see `login_food_platform`)
+        if username not in seen.logged_in_users:
             return fail(text.food_not_logged_in.format(username=username))
-        merchant = peek(state.merchant_list, merchant_name)
+        merchant = peek(seen.merchant_list, merchant_name)
         if merchant is None:
             return fail(text.merchant_unknown)
         prices = {entry.product: entry.price for entry in reversed(peek_all(merchant.menu))}
@@ -150,11 +151,12 @@ class FoodPlatform(AceApp[FoodState]):
                 return fail(text.product_unknown.format(product=item.product, merchant=merchant_name))
             lines.append(OrderLine(product=item.product, quantity=item.quantity, price_per_unit=price))
             total += price * item.quantity
-        user = state.users[username]
+        balance = seen.users[username].balance
         # The zh reference refuses an order that would use up the whole balance; en allows it.
-        if total > user.balance or (self.lang == "zh" and total >= user.balance):
+        if total > balance or (self.lang == "zh" and total >= balance):
             return fail(text.insufficient_balance)
-        user.balance -= total
+        state = self.state
+        state.users[username].balance -= total
         state.orders.append(Order(user_name=username, merchant_name=merchant_name, items=lines, total_price=total))
         return ok(text.order_placed.format(merchant=merchant_name, total=total))
 

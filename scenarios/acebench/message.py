@@ -90,22 +90,24 @@ class MessageApi(AceApp[MessageState]):
             receiver_name: Name of the contact receiving it.
             message: The text to send.
         """
-        text, state = self.texts, self.state
-        device = self.device()
+        text, device = self.texts, self.device()
         if not device.logged_in:
             return fail(text.send_logged_out)
         if not device.wifi:
             return fail(text.send_wifi_off)
-        inbox = state.inbox
-        if len(inbox) >= state.max_capacity:
+        # The checks read the state as it is (`read_only_state`): the first call after a fork copies only what
+        # it writes (the inbox), and a refused call copies nothing.
+        seen = self.read_only_state
+        if len(seen.inbox) >= seen.max_capacity:
             return fail(text.inbox_full)
-        contacts = state.user_list
+        contacts = seen.user_list
         sender, receiver = _user_id(contacts, sender_name), _user_id(contacts, receiver_name)
         if sender is None or receiver is None:
             return fail(text.sender_or_receiver_unknown)
+        state = self.state
         message_id = state.message_id_counter + 1
         state.message_id_counter = message_id
-        inbox[message_id] = Message(sender_id=sender, receiver_id=receiver, message=message)
+        state.inbox[message_id] = Message(sender_id=sender, receiver_id=receiver, message=message)
         return ok(text.message_sent.format(receiver=receiver_name))
 
     @tool(idempotent=True)

@@ -12,7 +12,7 @@ correctly instead; docs/compatibility.md lists each case.
 
 import datetime as dt
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, NotRequired, cast
+from typing import Annotated, Any, ClassVar, Literal, NotRequired, cast
 
 from pydantic import BeforeValidator, Field
 from typing_extensions import TypedDict
@@ -72,6 +72,10 @@ class Reservation(StateModel):
 
 
 class TravelState(StateModel):
+    # Booking, changing and cancelling each read every collection: claimed up front, a fork's first such call costs
+    # less than claimed on read (ACEBench's messages on fresh forks 91.2k -> 90.3k instructions each, callgrind).
+    claims_up_front: ClassVar[bool] = True
+
     users: dict[str, TravelUser] = {}
     flights: list[Flight] = []
     reservations: list[Reservation] = []
