@@ -27,19 +27,19 @@ _NAME = _IDENT + r"(?:\." + _IDENT + ")*+"
 # String bodies without control characters, and only the escapes below (lone surrogates are
 # refused before any pattern runs); integers without leading zeros or underscores, short enough
 # to stay far from any digit bound; decimal floats; the Python and JSON constants. None may run
-# into a following name character. Groups: the quoted string, the sign, the integer, the float,
-# the constant.
+# into a following name character. Groups: the quoted string, and any other scalar (a signed number
+# or a constant) as written, which `_other_value` reads: two groups, not one per kind, as each group
+# costs every match (the token scan's most of all) a slice.
 _STRING_BODY = r"[^{q}\\\x00-\x1f]*+(?:\\['\"\\nt][^{q}\\\x00-\x1f]*+)*+"
 
 
 def _scalar_pattern(group: str) -> str:
-    """The scalar alternatives, their five parts opened by `group`: "(" to read them, "(?:" only to match
+    """The scalar alternatives, their two parts opened by `group`: "(" to read them, "(?:" only to match
     them (Python 3.11's engine misplaces groups captured inside a possessive repeat)."""
     return (
         group + "'" + _STRING_BODY.format(q="'") + "'|\"" + _STRING_BODY.format(q='"') + "\")"
-        + "|" + group + r"[-+]?)(?:" + group + r"0|[1-9][0-9]{0,17})|" + group
-        + r"[0-9]+\.[0-9]+(?:[eE][-+]?[0-9]+)?))(?![0-9A-Za-z_.])"
-        + "|" + group + r"True|False|None|true|false|null)(?![0-9A-Za-z_])"
+        + "|" + group + r"[-+]?(?:0|[1-9][0-9]{0,17}|[0-9]+\.[0-9]+(?:[eE][-+]?[0-9]+)?)(?![0-9A-Za-z_.])"
+        + r"|(?:True|False|None|true|false|null)(?![0-9A-Za-z_]))"
     )
 
 
@@ -91,6 +91,7 @@ _GAP = re.compile(_G)
 # by one match whose groups are the call's name, then each argument's name and its scalar's five parts, in
 # order: a third of the cost of matching the list and then scanning its tokens. The engine has no repeated
 # captures, so each of the `_FLAT_ARGUMENTS` arguments holds a copy of the pattern for the ones after it.
+# Each argument has three groups: its name, and its scalar's two (`_SCALAR`).
 _FLAT_ARGUMENTS = 4
 
 
@@ -148,7 +149,7 @@ def _read_tokens(body: str, listed: bool, limits: InputLimits) -> list[Call] | N
     stack: list[Any] = []
     depth = 0  # lists and objects open
     value: Any
-    for name, argument, string, sign, integer, real, word, bracket in _TOKENS.findall(body, listed, len(body) - listed):
+    for name, argument, string, other, bracket in _TOKENS.findall(body, listed, len(body) - listed):
         if name:
             if len(name) > limits.max_name_chars or _reserved_name(name):
                 return None
@@ -173,7 +174,7 @@ def _read_tokens(body: str, listed: bool, limits: InputLimits) -> list[Call] | N
                 return None
             value = [] if bracket == "[" else {}
         else:
-            value = _number_or_word(sign, integer, real, word, limits)
+            value = _other_value(other, limits)
             if value is _NO_VALUE:
                 return None
         if not depth or (bracket and depth == 1):
@@ -204,46 +205,47 @@ def _may_nest_past_pattern(body: str, listed: bool) -> bool:
 def _flat_call(groups: tuple[Any, ...], limits: InputLimits) -> list[Call] | None:
     """The one call `_flat_pattern()` matched, read from its groups; None wherever `_fast_brackets`'s token
     scan gives up on the same text (the full path decides)."""
-    parts = iter(groups)
-    name = next(parts)
+    name = groups[0]
     # `_reserved_name`'s test inline for a name without a dot (every tool name of the bundled worlds).
     if len(name) > limits.max_name_chars or limits.max_calls < 1 or (
             name in _RESERVED if "." not in name else _reserved_name(name)):
         return None
     arguments: dict[str, Any] = {}
-    if groups[1] is None:  # no argument (the first argument's name group unset): a quarter of ACEBench's calls
-        return [_new_call(name, arguments)]
     value: Any
-    # Six groups per argument; the first argument not given leaves its name's group unset.
-    for argument, string, sign, integer, real, word in zip(parts, parts, parts, parts, parts, parts, strict=False):
+    # Three groups per argument; the first argument not given leaves its name's group unset (a quarter of
+    # ACEBench's calls have none).
+    for at in range(1, len(groups), 3):
+        argument = groups[at]
         if argument is None:
             break
         if argument in _RESERVED or argument in arguments:
             return None
+        string = groups[at + 1]
         if string:
             value = string[1:-1]
             if "\\" in value:
                 value = _FAST_ESCAPE.sub(_unescape, value)
         else:
-            value = _number_or_word(sign, integer, real, word, limits)
+            value = _other_value(groups[at + 2], limits)
             if value is _NO_VALUE:
                 return None
         arguments[argument] = value
     return [_new_call(name, arguments)]
 
 
-def _number_or_word(sign: str | None, integer: str | None, real: str | None, word: str | None,
-                    limits: InputLimits) -> Any:
-    """The value of a scalar token that is not a string (from its groups in `_SCALAR`); `_NO_VALUE` for an
-    integer past the bound, which the full path words."""
-    if integer:
-        number = int(integer)
-        if not -limits.int_bound < number < limits.int_bound:
-            return _NO_VALUE
-        return -number if sign == "-" else number
-    if real:
-        return -float(real) if sign == "-" else float(real)
-    return _WORDS[word]  # type: ignore[index]
+def _other_value(other: str, limits: InputLimits) -> Any:
+    """The value of a scalar that is not a string (`_SCALAR`'s second group: a signed number or a constant, as
+    written); `_NO_VALUE` for an integer past the bound, which the full path words. `int` and `float` read a
+    sign as Python's unary minus and plus do (`-0.0` included); only a float has a point, and only a constant
+    ends in a letter."""
+    if "." in other:
+        return float(other)
+    if other[-1] > "9":
+        return _WORDS[other]
+    number = int(other)
+    if not -limits.int_bound < number < limits.int_bound:
+        return _NO_VALUE
+    return number
 
 
 def _reserved_name(name: str) -> bool:
@@ -301,11 +303,11 @@ def _fast_value(body: str, pos: int, depth: int, limits: InputLimits) -> tuple[A
     """
     scalar = _FAST_SCALAR.match(body, pos)
     if scalar is not None:
-        string, sign, integer, real, word = scalar.groups()
+        string, other = scalar.groups()
         if string is not None:
             text = string[1:-1]
             return (_FAST_ESCAPE.sub(_unescape, text) if "\\" in text else text), scalar.end()
-        value = _number_or_word(sign, integer, real, word, limits)
+        value = _other_value(other, limits)
         return (value, pos) if value is _NO_VALUE else (value, scalar.end())
     opener = body[pos : pos + 1]
     if opener not in ("[", "{") or depth >= limits.max_depth or depth >= _FAST_DEPTH:
