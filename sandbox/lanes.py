@@ -25,8 +25,9 @@ LANES: Final[Mapping[str, str]] = MappingProxyType({
     "results": "`plain` copies every dict a tool returns, key by key, instead of a reply of plain values"
                " (text keys; text, numbers, booleans, None) copied whole (sandbox.world, World.call)",
     "parse_brackets": "Python's `ast` and the literals-only walk read every bracket call, and a text is repaired "
-                      "only after they refuse it (lane: _fast_brackets and _sure_repair, "
-                      "sandbox.parsing.fast_lanes; switched in sandbox.parsing.brackets)",
+                      "only after they refuse it, its apostrophes found a quote or backslash at a time (lane: "
+                      "_fast_brackets and _sure_repair, sandbox.parsing.fast_lanes, switched in "
+                      "sandbox.parsing.brackets; _inner_quotes, sandbox.parsing.repairs)",
     "dumps": "each model class's own pydantic serializer, its wrap serializers included, dumps every"
              " model (`model_dump(mode='json')`), instead of one built without its idle wrap serializers"
              " (sandbox.dumps)",

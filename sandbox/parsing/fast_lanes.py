@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
+from json import JSONDecoder
 from keyword import kwlist
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
 
 from ..input_limits import InputLimits, valid_text
 from .calls import Call, _new_call
@@ -109,8 +111,16 @@ def _flat_pattern() -> re.Pattern[str]:
     that reads no bracket list never pays)."""
     return re.compile(r"\[" + _G + "(" + _NAME + r")[ \t]*+\(" + _G + _flat_arguments(_FLAT_ARGUMENTS) + r"\)"
                       + _G + r"\]")
-_FAST_OPEN = re.compile("(" + _NAME + r")[ \t]*+\(" + _G)
-_FAST_KEY = re.compile("(" + _IDENT + ")" + _G + "=" + _G)
+# A call's name and opening parenthesis, and its first argument's name and `=` if it has one (group 2); and the
+# same after a list's opening bracket and the gap after it.
+_OPEN_TEXT = "(" + _NAME + r")[ \t]*+\(" + _G + "(?:(" + _IDENT + ")" + _G + "=" + _G + ")?"
+_FAST_OPEN = re.compile(_OPEN_TEXT)
+_LIST_OPEN = re.compile(r"\[" + _G + _OPEN_TEXT)
+# What may follow an argument's value: a gap, then a comma and a gap, then the next argument's name and `=`
+# (group 1), or not; so one match takes each argument.
+_NEXT_ARGUMENT = re.compile(_G + "(?:," + _G + "(?:(" + _IDENT + ")" + _G + "=" + _G + ")?)?")
+# What may follow a call: a gap, then a comma and a gap (group 1), or not.
+_AFTER_CALL = re.compile(_G + "(," + _G + ")?")
 _FAST_SCALAR = re.compile(_SCALAR)
 _FAST_ESCAPE = re.compile(r"\\(.)")
 _ESCAPED = MappingProxyType({"'": "'", '"': '"', "\\": "\\", "n": "\n", "t": "\t"})
@@ -120,6 +130,48 @@ _RESERVED = frozenset(kwlist) | {"__debug__"}
 # Nesting the scanner handles; deeper text goes to the full path, which knows the parser's own limits.
 _FAST_DEPTH = 16
 _NO_VALUE = object()
+# The most digits an integer the patterns read has (`_SCALAR`).
+_INT_DIGITS = 18
+
+
+def _short_int(text: str) -> int:
+    """An integer the JSON scanner read, when it has no more digits than the patterns read (a longer one is
+    refused, so the usual way declines it and the full path words any bound)."""
+    if len(text) > _INT_DIGITS and len(text.lstrip("-")) > _INT_DIGITS:
+        raise ValueError(text)
+    return int(text)
+
+
+def _not_a_literal(text: str) -> Any:
+    """JSON's scanner takes NaN and Infinity; Python's grammar reads them as bare names, which it refuses."""
+    raise ValueError(text)
+
+
+_Scanner = Callable[[str, int], tuple[Any, int]]
+#: The value at a position of a `_json_form` text and where it ends, read by json's C scanner (StopIteration
+#: or ValueError when there is none); it keeps nothing between calls.
+_SCAN_JSON: Final[_Scanner] = JSONDecoder(  # type: ignore[attr-defined]  # set by __init__, not in typeshed
+    parse_int=_short_int, parse_constant=_not_a_literal).scan_once
+
+
+def _json_form(body: str, listed: bool, limits: InputLimits, apostrophes: list[int] | None = None) -> str | None:
+    """`body` with its quotes turned into JSON's, where JSON's scanner reads each value as the grammar does:
+    no double quote or backslash (so every string is a single-quoted one without escapes, which reads the
+    same in either syntax, and the text keeps its length), integers within the bound and containers within
+    the depth (brackets in strings only overcount). Else None.
+
+    What JSON reads that Python does not (NaN, Infinity) is refused by the scanner; what Python reads that
+    JSON does not (True, `+1`, a trailing comma, a number as an object's key) is read the usual way.
+
+    `apostrophes`: the places of quotes the repair escapes (`_repairs`), kept as they are: inside JSON's
+    strings they read as the escaped quotes of the repaired text do."""
+    if ('"' in body or "\\" in body or limits.max_int_digits < _INT_DIGITS
+            or body.count("[") + body.count("{") - listed >= limits.max_depth):
+        return None
+    text = body.replace("'", '"')
+    for place in apostrophes or ():
+        text = text[:place] + "'" + text[place + 1:]
+    return text
 
 
 def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
@@ -133,6 +185,11 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
         flat = _flat_pattern().fullmatch(body)
         if flat is not None:
             return _flat_call(flat.groups(), limits)
+    # Lists and objects: read by JSON's scanner where it reads as the grammar does (`_json_form`), which needs
+    # neither the patterns below nor a token at a time inside them.
+    json_form = _json_form(body, listed, limits)
+    if json_form is not None:
+        return _scan_brackets(json_form, limits, _SCAN_JSON)
     if _simple_pattern(listed).fullmatch(body) is None:
         # Text with `'Domino's'` comes here on its way to the repair: the scan would decline it too.
         return _scan_brackets(body, limits) if _may_nest_past_pattern(body, listed) else None
@@ -211,9 +268,10 @@ def _flat_call(groups: tuple[Any, ...], limits: InputLimits) -> list[Call] | Non
             name in _RESERVED if "." not in name else _reserved_name(name)):
         return None
     arguments: dict[str, Any] = {}
+    if groups[1] is None:  # no argument (the first argument's name group unset): a quarter of ACEBench's calls
+        return [_new_call(name, arguments)]
     value: Any
-    # Three groups per argument; the first argument not given leaves its name's group unset (a quarter of
-    # ACEBench's calls have none).
+    # Three groups per argument; the first argument not given leaves its name's group unset.
     for at in range(1, len(groups), 3):
         argument = groups[at]
         if argument is None:
@@ -253,47 +311,56 @@ def _reserved_name(name: str) -> bool:
     return name in _RESERVED if "." not in name else any(part in _RESERVED for part in name.split("."))
 
 
-def _scan_brackets(body: str, limits: InputLimits) -> list[Call] | None:
-    """`_fast_brackets` for calls whose arguments hold lists and objects, read one token at a time."""
-    bare = not body.startswith("[")
-    pos = 0 if bare else _GAP.match(body, 1).end()  # type: ignore[union-attr]  # matches the empty string
+def _scan_brackets(body: str, limits: InputLimits, scan: _Scanner | None = None) -> list[Call] | None:
+    """`_fast_brackets` for calls whose arguments hold lists and objects, read one argument at a time; with `scan`
+    (`_SCAN_JSON`, for a `_json_form` text), each value is read by the JSON scanner first."""
+    listed = body.startswith("[")
     calls: list[Call] = []
     end = len(body)
-    while True:
-        if not bare and body.startswith("]", pos) and pos + 1 == end:
-            break  # an empty list, or a trailing comma
-        opened = _FAST_OPEN.match(body, pos)
-        if opened is None:
+    pos = 0
+    opened = (_LIST_OPEN if listed else _FAST_OPEN).match(body)
+    while opened is not None:
+        name = opened[1]
+        # `_reserved_name`'s test inline for a name without a dot, as in `_flat_call`.
+        if len(name) > limits.max_name_chars or (name in _RESERVED if "." not in name else _reserved_name(name)):
             return None
-        name = opened.group(1)
-        if len(name) > limits.max_name_chars or _reserved_name(name):
-            return None
+        argument = opened[2]
         pos = opened.end()
         arguments: dict[str, Any] = {}
-        while not body.startswith(")", pos):
-            key = _FAST_KEY.match(body, pos)
-            if key is None or key.group(1) in _RESERVED or key.group(1) in arguments:
+        while argument is not None:
+            if argument in _RESERVED or argument in arguments:
                 return None
-            value, pos = _fast_value(body, key.end(), 1, limits)
+            if scan is None:
+                value = _NO_VALUE
+            else:
+                try:
+                    value, pos = scan(body, pos)
+                except (StopIteration, ValueError, RecursionError):
+                    value = _NO_VALUE  # not JSON: read the usual way
             if value is _NO_VALUE:
-                return None
-            arguments[key.group(1)] = value
-            pos = _GAP.match(body, pos).end()  # type: ignore[union-attr]
-            if body.startswith(",", pos):
-                pos = _GAP.match(body, pos + 1).end()  # type: ignore[union-attr]
-            elif not body.startswith(")", pos):
-                return None
+                value, pos = _fast_value(body, pos, 1, limits)
+                if value is _NO_VALUE:
+                    return None
+            arguments[argument] = value
+            following = _NEXT_ARGUMENT.match(body, pos)
+            argument = following[1]  # type: ignore[index]  # matches the empty string
+            pos = following.end()  # type: ignore[union-attr]
+        if not (pos < end and body[pos] == ")"):
+            return None  # neither another argument nor the end of the arguments
         calls.append(_new_call(name, arguments))
         if len(calls) > limits.max_calls:
             return None
-        pos = _GAP.match(body, pos + 1).end()  # type: ignore[union-attr]
-        if bare:
-            return calls if pos == end else None
-        if body.startswith(",", pos):
-            pos = _GAP.match(body, pos + 1).end()  # type: ignore[union-attr]
-        elif not (body.startswith("]", pos) and pos + 1 == end):
-            return None
-    return calls
+        after = _AFTER_CALL.match(body, pos + 1)
+        pos = after.end()  # type: ignore[union-attr]
+        if not listed:
+            return calls if pos == end and after.lastindex is None else None  # type: ignore[union-attr]
+        if after.lastindex is None:  # type: ignore[union-attr]  # no comma: the list ends here
+            return calls if pos == end - 1 and body[pos] == "]" else None
+        opened = _FAST_OPEN.match(body, pos)
+    if listed and not calls:  # no call after the opening bracket
+        pos = _GAP.match(body, 1).end()  # type: ignore[union-attr]  # matches the empty string
+    # An empty list, or a trailing comma: the closing bracket ends the text.
+    return calls if listed and pos == end - 1 and body[pos] == "]" else None
 
 
 def _fast_value(body: str, pos: int, depth: int, limits: InputLimits) -> tuple[Any, int]:
@@ -371,11 +438,14 @@ def _sure_repair(body: str, limits: InputLimits) -> tuple[list[Call], tuple[str,
     """
     if len(body) > _SURE_CHARS or body.count("(") + body.count("[") + body.count("{") > _SURE_BRACKETS:
         return None
-    repaired, repairs, first = _repairs(body)
-    if first < 0 or repaired[0] != body[0] or repaired.count(",") > limits.max_items:
+    repaired, repairs, places = _repairs(body)
+    if not places or repaired[0] != body[0] or repaired.count(",") > limits.max_items:
         return None  # nothing escaped, or an opening bracket added (the texts differ from the start)
-    word = _WORD_AFTER.match(body, first + 1)
+    word = _WORD_AFTER.match(body, places[0] + 1)
     if word is None or word.group(1) in _RESERVED or word.group(1).lower() in _STRING_PREFIXES:
         return None  # the quote is followed by something that might continue an expression
-    calls = _fast_brackets(repaired, limits)
+    # Where the repair only escaped apostrophes, `body` in JSON's quotes but for those reads as `repaired` does.
+    json_form = (_json_form(body, repaired[0] == "[", limits, places)
+                 if len(repaired) == len(body) + len(places) and (body.isascii() or valid_text(body)) else None)
+    calls = _fast_brackets(repaired, limits) if json_form is None else _scan_brackets(json_form, limits, _SCAN_JSON)
     return (calls, tuple(repairs)) if calls else None
