@@ -85,9 +85,14 @@ def _simple_pattern(listed: bool) -> re.Pattern[str]:
 # In text the patterns above matched (but for the message's own brackets and the gap after its opening
 # one), every token starts where the previous one ended: a call's name, or a scalar or bracket (with the
 # name of the argument it opens, if it does), each with the gap, commas, colons and closing parentheses
-# after it.
-_TOKENS = re.compile("(?:(" + _NAME + r")[ \t]*+\(|(?:(" + _IDENT + ")" + _G + "=" + _G + ")?(?:" + _SCALAR
-                     + r"|([\[\]{}])))[ \t\r\n,:)]*+")
+# after it. Compiled on first use, with the patterns above: text JSON's scanner reads (`_json_form`) needs neither.
+@functools.cache
+def _tokens() -> re.Pattern[str]:
+    """The token pattern, compiled on first use."""
+    return re.compile("(?:(" + _NAME + r")[ \t]*+\(|(?:(" + _IDENT + ")" + _G + "=" + _G + ")?(?:" + _SCALAR
+                      + r"|([\[\]{}])))[ \t\r\n,:)]*+")
+
+
 _GAP = re.compile(_G)
 # The commonest message of all, one call with a few scalar arguments (`[send_message(a='x', b=2)]`), is read
 # by one match whose groups are the call's name, then each argument's name and its scalar's five parts, in
@@ -197,7 +202,7 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
 
 
 def _read_tokens(body: str, listed: bool, limits: InputLimits) -> list[Call] | None:
-    """The calls of text `_simple_pattern(listed)` matched, read token by token (`_TOKENS`); None where the
+    """The calls of text `_simple_pattern(listed)` matched, read token by token (`_tokens()`); None where the
     full path would refuse it or words a bound."""
     calls: list[Call] = []
     arguments: dict[str, Any] = {}
@@ -206,7 +211,7 @@ def _read_tokens(body: str, listed: bool, limits: InputLimits) -> list[Call] | N
     stack: list[Any] = []
     depth = 0  # lists and objects open
     value: Any
-    for name, argument, string, other, bracket in _TOKENS.findall(body, listed, len(body) - listed):
+    for name, argument, string, other, bracket in _tokens().findall(body, listed, len(body) - listed):
         if name:
             if len(name) > limits.max_name_chars or _reserved_name(name):
                 return None
