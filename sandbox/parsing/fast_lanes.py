@@ -183,10 +183,10 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
     """The calls of `body` when it is in the simple subset, else None (the full path decides)."""
     if not (body.isascii() or valid_text(body)):  # ASCII text, most of it, is valid without the call
         return None
-    listed = body.startswith("[")
-    # A failed flat match costs about what a successful one does: text with an object, a second list or an odd
-    # number of apostrophes (as `'Domino's'`, which no pattern matches) is not tried.
-    if listed and "{" not in body and body.count("[") == 1 and not body.count("'") & 1:
+    listed = body[:1] == "["
+    # A failed flat match costs about what a successful one does: text with an object or a second list is not
+    # tried. (Text with an apostrophe to repair is, as the test for it would cost every other text as much.)
+    if listed and "{" not in body and "[" not in body[1:]:
         flat = _flat_pattern().fullmatch(body)
         if flat is not None:
             return _flat_call(flat.groups(), limits)
