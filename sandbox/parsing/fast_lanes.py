@@ -98,8 +98,10 @@ _GAP = re.compile(_G)
 # by one match whose groups are the call's name, then each argument's name and its scalar's five parts, in
 # order: a third of the cost of matching the list and then scanning its tokens. The engine has no repeated
 # captures, so each of the `_FLAT_ARGUMENTS` arguments holds a copy of the pattern for the ones after it.
-# Each argument has three groups: its name, and its scalar's two (`_SCALAR`).
+# Each argument has three groups: its name, and its scalar's two (`_SCALAR`); the names' are these (a tuple
+# made once costs the loop over them less than a range would).
 _FLAT_ARGUMENTS = 4
+_FLAT_NAME_GROUPS = tuple(range(1, 1 + 3 * _FLAT_ARGUMENTS, 3))
 
 
 def _flat_arguments(count: int) -> str:
@@ -277,7 +279,7 @@ def _flat_call(groups: tuple[Any, ...], limits: InputLimits) -> list[Call] | Non
         return [_new_call(name, arguments)]
     value: Any
     # Three groups per argument; the first argument not given leaves its name's group unset.
-    for at in range(1, len(groups), 3):
+    for at in _FLAT_NAME_GROUPS:
         argument = groups[at]
         if argument is None:
             break
