@@ -199,7 +199,9 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
     # neither the patterns below nor a token at a time inside them.
     json_form = _json_form(body, listed, limits)
     if json_form is not None:
-        return _scan_brackets(json_form, limits, _SCAN_JSON)
+        # Such text's quotes all delimit strings, in pairs: an odd number is an apostrophe to repair (or a
+        # triple-quoted string), which the scan would decline only after reading up to it.
+        return _scan_brackets(json_form, limits, _SCAN_JSON) if not body.count("'") & 1 else None
     if _simple_pattern(listed).fullmatch(body) is None:
         # Text with `'Domino's'` comes here on its way to the repair: the scan would decline it too.
         return _scan_brackets(body, limits) if _may_nest_past_pattern(body, listed) else None
