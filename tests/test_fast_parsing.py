@@ -420,7 +420,8 @@ def test_the_json_scanner_reads_what_json_and_python_agree_on_and_leaves_the_res
         check_same(text, limits)
     # Text JSON's quotes would misread, or nested past the bound, is not handed to the scanner.
     for text, bound in [("[f(a=['x\\'y'])]", limits), ('[f(a=["x"])]', limits),
-                        ("[f(a=[[1]])]", InputLimits(max_depth=2)), ("[f(a=[1])]", InputLimits(max_int_digits=17))]:
+                        ("[f(a=[[1]])]", InputLimits(max_depth=2)), ("[f(a=[1])]", InputLimits(max_int_digits=17)),
+                        ("[f(a=" + "[" * 16 + "]" * 16 + ")]", InputLimits(max_depth=200))]:
         assert _json_form(text, True, bound) is None, text
         check_same(text, bound)
 

@@ -168,7 +168,7 @@ def _json_form(body: str, listed: bool, limits: InputLimits, apostrophes: list[i
     """`body` with its quotes turned into JSON's, where JSON's scanner reads each value as the grammar does:
     no double quote or backslash (so every string is a single-quoted one without escapes, which reads the
     same in either syntax, and the text keeps its length), integers within the bound and containers within
-    the depth (brackets in strings only overcount). Else None.
+    the depth, and within the depth the rest of the lane reads (brackets in strings only overcount). Else None.
 
     What JSON reads that Python does not (NaN, Infinity) is refused by the scanner; what Python reads that
     JSON does not (True, `+1`, a trailing comma, a number as an object's key) is read the usual way.
@@ -176,7 +176,7 @@ def _json_form(body: str, listed: bool, limits: InputLimits, apostrophes: list[i
     `apostrophes`: the places of quotes the repair escapes (`_repairs`), kept as they are: inside JSON's
     strings they read as the escaped quotes of the repaired text do."""
     if ('"' in body or "\\" in body or limits.max_int_digits < _INT_DIGITS
-            or body.count("[") + body.count("{") - listed >= limits.max_depth):
+            or body.count("[") + body.count("{") - listed >= min(limits.max_depth, _FAST_DEPTH)):
         return None
     text = body.replace("'", '"')
     for place in apostrophes or ():
