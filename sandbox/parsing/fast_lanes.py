@@ -2,7 +2,9 @@
 
 Most messages are flat calls with literal arguments, as `[f(a='x', b=2, c=[{'k': 1}])]`.
 Those are read here by a scanner that accepts a strict subset of what `ast.parse` accepts
-and gives the same calls for it, about three times cheaper than the grammar (`grammar`);
+and gives the same calls for it, several times cheaper than the grammar (`grammar`): one
+call of scalars by one match, and lists and objects by json's C scanner where JSON reads
+them as Python does (`_json_form`), else a token at a time;
 anything outside the subset, and anything the grammar would refuse (a bound, a repeated
 argument, a keyword as a name), returns None so the grammar reads it and reports exactly
 what it always reported. Nothing is evaluated here either.
@@ -95,16 +97,15 @@ def _tokens() -> re.Pattern[str]:
 
 _GAP = re.compile(_G)
 # The commonest message of all, one call with a few scalar arguments (`[send_message(a='x', b=2)]`), is read
-# by one match whose groups are the call's name, then each argument's name and its scalar's five parts, in
+# by one match whose groups are the call's name, then each argument's name and its scalar's two parts, in
 # order: a third of the cost of matching the list and then scanning its tokens. The engine has no repeated
 # captures, so each of the `_FLAT_ARGUMENTS` arguments holds a copy of the pattern for the ones after it.
-# Each argument has three groups: its name, and its scalar's two (`_SCALAR`); the names' are these (a tuple
-# made once costs the loop over them less than a range would).
 _FLAT_ARGUMENTS = 4
+# The groups of the arguments' names, three apart (a tuple made once costs the loop less than a range would).
+_FLAT_NAME_GROUPS = tuple(range(1, 1 + 3 * _FLAT_ARGUMENTS, 3))
 # An optional part is written `(?:part|)`, not `(?:part)?`: Python's engine takes an alternative with an empty
 # branch without the bookkeeping of a repeat, which was a quarter of the one-call match. Same matches, same groups.
 _OR_NOT = "|)"
-_FLAT_NAME_GROUPS = tuple(range(1, 1 + 3 * _FLAT_ARGUMENTS, 3))
 
 
 def _flat_arguments(count: int) -> str:
