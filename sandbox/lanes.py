@@ -27,8 +27,9 @@ LANES: Final[Mapping[str, str]] = MappingProxyType({
                " other reply, instead of an entity in a dict dumped by its serializer directly and a list of one"
                " state class by one serializer of such lists (sandbox.results, dumps.list_serializer_of)",
     "parse_brackets": "Python's `ast` and the literals-only walk read every bracket call, and a text is repaired "
-                      "only after they refuse it (lane: _fast_brackets and _sure_repair, "
-                      "sandbox.parsing.fast_lanes; switched in sandbox.parsing.brackets)",
+                      "only after they refuse it, its apostrophes found a quote or backslash at a time (lane: "
+                      "_fast_brackets and _sure_repair, sandbox.parsing.fast_lanes, switched in "
+                      "sandbox.parsing.brackets; _inner_quotes, sandbox.parsing.repairs)",
     "dumps": "each model class's own pydantic serializer, its wrap serializers included, dumps every"
              " model (`model_dump(mode='json')`), instead of one built without its idle wrap serializers"
              " (sandbox.dumps)",

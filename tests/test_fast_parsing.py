@@ -27,12 +27,14 @@ from sandbox.parsing import (
     _ast_brackets,
     _fast_brackets,
     _flat_pattern,
+    _json_form,
     _may_nest_past_pattern,
     _repair,
     _scan_brackets,
     _simple_pattern,
     _sure_repair,
 )
+from sandbox.parsing.repairs import _inner_quotes, _inner_quotes_by_scan
 
 pytestmark = pytest.mark.long_running  # collected first: see tests/conftest.py
 
@@ -76,10 +78,12 @@ def literal(draw: st.DrawFn, value: Any) -> str:
 
 
 @st.composite
-def call_texts(draw: st.DrawFn) -> str:
+def call_texts(draw: st.DrawFn, values: st.SearchStrategy[str] | None = None) -> str:
+    """Calls of up to three arguments, each a value of `values` (by default `literal`'s spelling of a `VALUES`)."""
+    values = VALUES.flatmap(literal) if values is None else values
     calls = []
     for _ in range(draw(st.integers(0, 3))):
-        arguments = [f"{draw(KEYS)}{draw(GAPS)}={draw(GAPS)}{draw(literal(draw(VALUES)))}"
+        arguments = [f"{draw(KEYS)}{draw(GAPS)}={draw(GAPS)}{draw(values)}"
                      for _ in range(draw(st.integers(0, 3)))]
         calls.append(f"{draw(NAMES)}{draw(GAPS)}({draw(GAPS)}{(',' + draw(GAPS)).join(arguments)}{draw(GAPS)})")
     if len(calls) == 1 and draw(st.booleans()):
@@ -240,20 +244,22 @@ def test_common_shapes_take_the_fast_path() -> None:
 
 def test_each_form_compiles_its_pattern_only_when_a_message_of_that_form_is_read() -> None:
     """A process reading only bracketed lists (ACEBench, banking) never compiles the bare-call pattern, nor
-    the other way round (API-Bank): each is a noticeable share of a cold process. Run in a fresh
-    interpreter, where nothing has compiled either yet."""
+    the other way round (API-Bank): each is a noticeable share of a cold process; and text JSON's scanner
+    reads (`_json_form`) compiles neither. Run in a fresh interpreter, where nothing has compiled either yet."""
     code = ("from sandbox import parse_message\n"
             "from sandbox.parsing import _flat_pattern, _simple_pattern\n"
             "assert _simple_pattern.cache_info().currsize == 0 and _flat_pattern.cache_info().currsize == 0\n"
-            "listed = parse_message(\"[f(a=1), g(b=[{'k': 'v'}])]\").calls\n"
-            "print(listed[1].arguments == {'b': [{'k': 'v'}]}, _simple_pattern.cache_info().currsize)\n"
-            "print(parse_message('f(a=1)').calls == listed[:1], _simple_pattern.cache_info().currsize)\n"
-            "print(_flat_pattern.cache_info().currsize, parse_message('[f(a=1)]').calls == listed[:1],\n"
+            "read = parse_message(\"[f(a='1'), g(b=[{'k': 'v'}])]\").calls + parse_message(\"f(a='1')\").calls\n"
+            "print(read[1].arguments == {'b': [{'k': 'v'}]}, _simple_pattern.cache_info().currsize)\n"
+            "listed = parse_message('[f(a=\"1\"), g(b=[{\"k\": \"v\"}])]').calls\n"
+            "print(listed == read[:2], _simple_pattern.cache_info().currsize)\n"
+            "print(parse_message('f(a=\"1\")').calls == listed[:1], _simple_pattern.cache_info().currsize)\n"
+            "print(_flat_pattern.cache_info().currsize, parse_message('[f(a=\"1\")]').calls == listed[:1],\n"
             "      _flat_pattern.cache_info().currsize)\n")
     lanes_on = {**os.environ, "TOOLWORLDS_SPEED_LANES": "on"}  # the patterns are the lane's
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=lanes_on)
-    # The one-call pattern too: compiled by the first message it may read (the list above holds an object).
-    assert out.stdout.split() == ["True", "1", "True", "2", "0", "True", "1"]
+    # The one-call pattern too: compiled by the first message it may read (the lists above hold an object).
+    assert out.stdout.split() == ["True", "0", "True", "1", "True", "2", "0", "True", "1"]
 
 
 def test_fast_path_leaves_bounds_and_odd_spellings_to_the_full_path() -> None:
@@ -364,3 +370,63 @@ def test_acebench_apostrophes_skip_the_full_path() -> None:
     # A string followed by a string prefix, a keyword or an operator might still read: the full path decides.
     for text in ["[f(a='x'r'y')]", "[f(a='x' if 1 else 'y')]", "[f(a='x'+'y')]", "[f(a='x' 'y')]"]:
         assert _sure_repair(text, InputLimits()) is None, text
+
+
+# Values as JSON's scanner and Python's grammar may disagree on them: numbers JSON writes and Python does not
+# (or reads otherwise), JSON's constants and Python's, big integers, keys of every kind, control characters.
+JSON_SCALARS = (st.sampled_from(["1", "-0", "0", "+1", "01", "1.5", "-0.0", "1e5", "1E+5", "2.5e-3", "1.5e999", ".5",
+                                 "5.", "1" * 18, "1" * 19, "-" + "9" * 19, "9" * 70, "NaN", "Infinity", "-Infinity",
+                                 "true", "false", "null", "True", "None", "'x'", "''", "'a b'", "'\t'", "'\x0c'",
+                                 "'\u2028'", "x", "-", "1_0", "0x1", "'x' 'y'", "1 2"])
+                | st.integers(-(10**20), 10**20).map(str)
+                | st.text(st.characters(codec="utf-8", exclude_categories=["Cs"], exclude_characters="'\"\\\n\r"),
+                          max_size=5).map(lambda text: f"'{text}'"))
+
+
+@st.composite
+def json_values(draw: st.DrawFn, depth: int = 0) -> str:
+    kind = draw(st.integers(0, 2)) if depth < 4 else 0
+    if kind == 0:
+        return draw(JSON_SCALARS)
+    gap = draw(GAPS)
+    items = [draw(json_values(depth + 1)) for _ in range(draw(st.integers(0, 3)))]
+    if kind == 2:
+        items = [f"{draw(JSON_SCALARS)}{draw(GAPS)}:{draw(GAPS)}{item}" for item in items]
+    trailing = "," if items and draw(st.integers(0, 4)) == 0 else ""
+    opener, closer = "[]" if kind == 1 else "{}"
+    return opener + gap + ("," + draw(GAPS)).join(items) + trailing + gap + closer
+
+
+@SETTINGS
+# Texts with a JSON value and an unescaped apostrophe (`'it's'`) too: the repair reads those with the scanner.
+@given(call_texts(json_values()) | call_texts(json_values()).map(lambda text: text.replace("'x'", "'it's'")), LIMITS)
+def test_values_read_by_the_json_scanner_read_as_the_full_path_reads_them(text: str, limits: InputLimits) -> None:
+    check_same(text, limits)
+    assert message_outcome(text, limits) == reference_outcome(text, limits), text
+
+
+def test_the_json_scanner_reads_what_json_and_python_agree_on_and_leaves_the_rest() -> None:
+    limits = InputLimits()
+    read = ["[f(a=[{'product': 'Pizza', 'quantity': 1}], b='x')]", "[f(a={'k': [1e5, -0.0, null, true]})]",
+            "f(a=[], b={})", "[f(a=[1]), g(b={'c': {'d': 'e'}}), h()]", "[f(a=[True, +1, {1: 'x'}, [1,]])]"]
+    for text in read:
+        assert _json_form(text, text.startswith("["), limits) is not None, text
+        assert check_same(text, limits), text
+    assert parse_message("[f(a=[{'k': 1e5}], b='x')]").calls == [Call("f", {"a": [{"k": 100000.0}], "b": "x"})]
+    # What JSON reads and Python does not, or reads otherwise: declined, the full path decides.
+    for text in ["[f(a=[NaN])]", "[f(a=[Infinity])]", "[f(a=[-Infinity])]", "[f(a=['x' 'y'])]", "[f(a=['\t'])]",
+                 "[f(a=[" + "9" * 70 + "])]", "[f(a=[1 2])]", "[f(a=[.5])]"]:
+        assert _fast_brackets(text, limits) is None, text
+        check_same(text, limits)
+    # Text JSON's quotes would misread, or nested past the bound, is not handed to the scanner.
+    for text, bound in [("[f(a=['x\\'y'])]", limits), ('[f(a=["x"])]', limits),
+                        ("[f(a=[[1]])]", InputLimits(max_depth=2)), ("[f(a=[1])]", InputLimits(max_int_digits=17)),
+                        ("[f(a=" + "[" * 16 + "]" * 16 + ")]", InputLimits(max_depth=200))]:
+        assert _json_form(text, True, bound) is None, text
+        check_same(text, bound)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.sampled_from("'a ,)]}:\n\t(["), max_size=24))
+def test_the_quotes_to_escape_found_by_match_are_those_the_scan_finds(text: str) -> None:
+    assert _inner_quotes(text) == _inner_quotes_by_scan(text), text

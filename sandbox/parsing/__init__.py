@@ -22,6 +22,7 @@ from .calls import Call, ParsedMessage
 from .fast_lanes import _FLAT_ARGUMENTS as _FLAT_ARGUMENTS
 from .fast_lanes import _fast_brackets as _fast_brackets
 from .fast_lanes import _flat_pattern as _flat_pattern
+from .fast_lanes import _json_form as _json_form
 from .fast_lanes import _may_nest_past_pattern as _may_nest_past_pattern
 from .fast_lanes import _scan_brackets as _scan_brackets
 from .fast_lanes import _simple_pattern as _simple_pattern

@@ -24,7 +24,8 @@ def read_brackets(body: str, limits: InputLimits, notes: tuple[str, ...]) -> Par
     """The calls of a bracket message, with `notes` and the repairs made to read them; `ParseError` when it does
     not read."""
     try:
-        if body.count(",") > limits.max_items:  # `_check_items`' first test, inline: most messages pass it
+        # `_check_items`' first test, inline (a text has no more commas than characters): most messages pass it.
+        if len(body) > limits.max_items and body.count(",") > limits.max_items:
             _check_items(body, limits)
         if lanes.LANES_ON:
             calls = _fast_brackets(body, limits)

@@ -2,7 +2,9 @@
 
 Most messages are flat calls with literal arguments, as `[f(a='x', b=2, c=[{'k': 1}])]`.
 Those are read here by a scanner that accepts a strict subset of what `ast.parse` accepts
-and gives the same calls for it, about three times cheaper than the grammar (`grammar`);
+and gives the same calls for it, several times cheaper than the grammar (`grammar`): one
+call of scalars by one match, and lists and objects by json's C scanner where JSON reads
+them as Python does (`_json_form`), else a token at a time;
 anything outside the subset, and anything the grammar would refuse (a bound, a repeated
 argument, a keyword as a name), returns None so the grammar reads it and reports exactly
 what it always reported. Nothing is evaluated here either.
@@ -12,9 +14,11 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
+from json import JSONDecoder
 from keyword import kwlist
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
 
 from ..input_limits import InputLimits, valid_text
 from .calls import Call, _new_call
@@ -27,19 +31,19 @@ _NAME = _IDENT + r"(?:\." + _IDENT + ")*+"
 # String bodies without control characters, and only the escapes below (lone surrogates are
 # refused before any pattern runs); integers without leading zeros or underscores, short enough
 # to stay far from any digit bound; decimal floats; the Python and JSON constants. None may run
-# into a following name character. Groups: the quoted string, the sign, the integer, the float,
-# the constant.
+# into a following name character. Groups: the quoted string, and any other scalar (a signed number
+# or a constant) as written, which `_other_value` reads: two groups, not one per kind, as each group
+# costs every match (the token scan's most of all) a slice.
 _STRING_BODY = r"[^{q}\\\x00-\x1f]*+(?:\\['\"\\nt][^{q}\\\x00-\x1f]*+)*+"
 
 
 def _scalar_pattern(group: str) -> str:
-    """The scalar alternatives, their five parts opened by `group`: "(" to read them, "(?:" only to match
+    """The scalar alternatives, their two parts opened by `group`: "(" to read them, "(?:" only to match
     them (Python 3.11's engine misplaces groups captured inside a possessive repeat)."""
     return (
         group + "'" + _STRING_BODY.format(q="'") + "'|\"" + _STRING_BODY.format(q='"') + "\")"
-        + "|" + group + r"[-+]?)(?:" + group + r"0|[1-9][0-9]{0,17})|" + group
-        + r"[0-9]+\.[0-9]+(?:[eE][-+]?[0-9]+)?))(?![0-9A-Za-z_.])"
-        + "|" + group + r"True|False|None|true|false|null)(?![0-9A-Za-z_])"
+        + "|" + group + r"[-+]?(?:0|[1-9][0-9]{0,17}|[0-9]+\.[0-9]+(?:[eE][-+]?[0-9]+)?)(?![0-9A-Za-z_.])"
+        + r"|(?:True|False|None|true|false|null)(?![0-9A-Za-z_]))"
     )
 
 
@@ -83,15 +87,25 @@ def _simple_pattern(listed: bool) -> re.Pattern[str]:
 # In text the patterns above matched (but for the message's own brackets and the gap after its opening
 # one), every token starts where the previous one ended: a call's name, or a scalar or bracket (with the
 # name of the argument it opens, if it does), each with the gap, commas, colons and closing parentheses
-# after it.
-_TOKENS = re.compile("(?:(" + _NAME + r")[ \t]*+\(|(?:(" + _IDENT + ")" + _G + "=" + _G + ")?(?:" + _SCALAR
-                     + r"|([\[\]{}])))[ \t\r\n,:)]*+")
+# after it. Compiled on first use, with the patterns above: text JSON's scanner reads (`_json_form`) needs neither.
+@functools.cache
+def _tokens() -> re.Pattern[str]:
+    """The token pattern, compiled on first use."""
+    return re.compile("(?:(" + _NAME + r")[ \t]*+\(|(?:(" + _IDENT + ")" + _G + "=" + _G + ")?(?:" + _SCALAR
+                      + r"|([\[\]{}])))[ \t\r\n,:)]*+")
+
+
 _GAP = re.compile(_G)
 # The commonest message of all, one call with a few scalar arguments (`[send_message(a='x', b=2)]`), is read
-# by one match whose groups are the call's name, then each argument's name and its scalar's five parts, in
+# by one match whose groups are the call's name, then each argument's name and its scalar's two parts, in
 # order: a third of the cost of matching the list and then scanning its tokens. The engine has no repeated
 # captures, so each of the `_FLAT_ARGUMENTS` arguments holds a copy of the pattern for the ones after it.
 _FLAT_ARGUMENTS = 4
+# The groups of the arguments' names, three apart (a tuple made once costs the loop less than a range would).
+_FLAT_NAME_GROUPS = tuple(range(1, 1 + 3 * _FLAT_ARGUMENTS, 3))
+# An optional part is written `(?:part|)`, not `(?:part)?`: Python's engine takes an alternative with an empty
+# branch without the bookkeeping of a repeat, which was a quarter of the one-call match. Same matches, same groups.
+_OR_NOT = "|)"
 
 
 def _flat_arguments(count: int) -> str:
@@ -99,7 +113,7 @@ def _flat_arguments(count: int) -> str:
     if count == 0:
         return ""
     return ("(?:(" + _IDENT + ")" + _G + "=" + _G + "(?:" + _SCALAR + ")" + _G + "(?:," + _G
-            + _flat_arguments(count - 1) + ")?)?")
+            + _flat_arguments(count - 1) + _OR_NOT + _OR_NOT)
 
 
 @functools.cache
@@ -108,8 +122,16 @@ def _flat_pattern() -> re.Pattern[str]:
     that reads no bracket list never pays)."""
     return re.compile(r"\[" + _G + "(" + _NAME + r")[ \t]*+\(" + _G + _flat_arguments(_FLAT_ARGUMENTS) + r"\)"
                       + _G + r"\]")
-_FAST_OPEN = re.compile("(" + _NAME + r")[ \t]*+\(" + _G)
-_FAST_KEY = re.compile("(" + _IDENT + ")" + _G + "=" + _G)
+# A call's name and opening parenthesis, and its first argument's name and `=` if it has one (group 2); and the
+# same after a list's opening bracket and the gap after it.
+_OPEN_TEXT = "(" + _NAME + r")[ \t]*+\(" + _G + "(?:(" + _IDENT + ")" + _G + "=" + _G + _OR_NOT
+_FAST_OPEN = re.compile(_OPEN_TEXT)
+_LIST_OPEN = re.compile(r"\[" + _G + _OPEN_TEXT)
+# What may follow an argument's value: a gap, then a comma and a gap, then the next argument's name and `=`
+# (group 1), or not; so one match takes each argument.
+_NEXT_ARGUMENT = re.compile(_G + "(?:," + _G + "(?:(" + _IDENT + ")" + _G + "=" + _G + _OR_NOT + _OR_NOT)
+# What may follow a call: a gap, then a comma and a gap (group 1), or not.
+_AFTER_CALL = re.compile(_G + "(?:(," + _G + ")" + _OR_NOT)
 _FAST_SCALAR = re.compile(_SCALAR)
 _FAST_ESCAPE = re.compile(r"\\(.)")
 _ESCAPED = MappingProxyType({"'": "'", '"': '"', "\\": "\\", "n": "\n", "t": "\t"})
@@ -119,19 +141,68 @@ _RESERVED = frozenset(kwlist) | {"__debug__"}
 # Nesting the scanner handles; deeper text goes to the full path, which knows the parser's own limits.
 _FAST_DEPTH = 16
 _NO_VALUE = object()
+# The most digits an integer the patterns read has (`_SCALAR`).
+_INT_DIGITS = 18
+
+
+def _short_int(text: str) -> int:
+    """An integer the JSON scanner read, when it has no more digits than the patterns read (a longer one is
+    refused, so the usual way declines it and the full path words any bound)."""
+    if len(text) > _INT_DIGITS and len(text.lstrip("-")) > _INT_DIGITS:
+        raise ValueError(text)
+    return int(text)
+
+
+def _not_a_literal(text: str) -> Any:
+    """JSON's scanner takes NaN and Infinity; Python's grammar reads them as bare names, which it refuses."""
+    raise ValueError(text)
+
+
+_Scanner = Callable[[str, int], tuple[Any, int]]
+#: The value at a position of a `_json_form` text and where it ends, read by json's C scanner (StopIteration
+#: or ValueError when there is none); it keeps nothing between calls.
+_SCAN_JSON: Final[_Scanner] = JSONDecoder(  # type: ignore[attr-defined]  # set by __init__, not in typeshed
+    parse_int=_short_int, parse_constant=_not_a_literal).scan_once
+
+
+def _json_form(body: str, listed: bool, limits: InputLimits, apostrophes: list[int] | None = None) -> str | None:
+    """`body` with its quotes turned into JSON's, where JSON's scanner reads each value as the grammar does:
+    no double quote or backslash (so every string is a single-quoted one without escapes, which reads the
+    same in either syntax, and the text keeps its length), integers within the bound and containers within
+    the depth, and within the depth the rest of the lane reads (brackets in strings only overcount). Else None.
+
+    What JSON reads that Python does not (NaN, Infinity) is refused by the scanner; what Python reads that
+    JSON does not (True, `+1`, a trailing comma, a number as an object's key) is read the usual way.
+
+    `apostrophes`: the places of quotes the repair escapes (`_repairs`), kept as they are: inside JSON's
+    strings they read as the escaped quotes of the repaired text do."""
+    if ('"' in body or "\\" in body or limits.max_int_digits < _INT_DIGITS
+            or body.count("[") + body.count("{") - listed >= min(limits.max_depth, _FAST_DEPTH)):
+        return None
+    text = body.replace("'", '"')
+    for place in apostrophes or ():
+        text = text[:place] + "'" + text[place + 1:]
+    return text
 
 
 def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
     """The calls of `body` when it is in the simple subset, else None (the full path decides)."""
     if not (body.isascii() or valid_text(body)):  # ASCII text, most of it, is valid without the call
         return None
-    listed = body.startswith("[")
-    # A failed flat match costs about what a successful one does: text with an object, a second list or an odd
-    # number of apostrophes (as `'Domino's'`, which no pattern matches) is not tried.
-    if listed and "{" not in body and body.count("[") == 1 and not body.count("'") & 1:
+    listed = body[:1] == "["
+    # A failed flat match costs about what a successful one does: text with an object or a second list is not
+    # tried. (Text with an apostrophe to repair is, as the test for it would cost every other text as much.)
+    if listed and "{" not in body and "[" not in body[1:]:
         flat = _flat_pattern().fullmatch(body)
         if flat is not None:
             return _flat_call(flat.groups(), limits)
+    # Lists and objects: read by JSON's scanner where it reads as the grammar does (`_json_form`), which needs
+    # neither the patterns below nor a token at a time inside them.
+    json_form = _json_form(body, listed, limits)
+    if json_form is not None:
+        # Such text's quotes all delimit strings, in pairs: an odd number is an apostrophe to repair (or a
+        # triple-quoted string), which the scan would decline only after reading up to it.
+        return _scan_brackets(json_form, limits, _SCAN_JSON) if not body.count("'") & 1 else None
     if _simple_pattern(listed).fullmatch(body) is None:
         # Text with `'Domino's'` comes here on its way to the repair: the scan would decline it too.
         return _scan_brackets(body, limits) if _may_nest_past_pattern(body, listed) else None
@@ -139,7 +210,7 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
 
 
 def _read_tokens(body: str, listed: bool, limits: InputLimits) -> list[Call] | None:
-    """The calls of text `_simple_pattern(listed)` matched, read token by token (`_TOKENS`); None where the
+    """The calls of text `_simple_pattern(listed)` matched, read token by token (`_tokens()`); None where the
     full path would refuse it or words a bound."""
     calls: list[Call] = []
     arguments: dict[str, Any] = {}
@@ -148,7 +219,7 @@ def _read_tokens(body: str, listed: bool, limits: InputLimits) -> list[Call] | N
     stack: list[Any] = []
     depth = 0  # lists and objects open
     value: Any
-    for name, argument, string, sign, integer, real, word, bracket in _TOKENS.findall(body, listed, len(body) - listed):
+    for name, argument, string, other, bracket in _tokens().findall(body, listed, len(body) - listed):
         if name:
             if len(name) > limits.max_name_chars or _reserved_name(name):
                 return None
@@ -173,7 +244,7 @@ def _read_tokens(body: str, listed: bool, limits: InputLimits) -> list[Call] | N
                 return None
             value = [] if bracket == "[" else {}
         else:
-            value = _number_or_word(sign, integer, real, word, limits)
+            value = _other_value(other, limits)
             if value is _NO_VALUE:
                 return None
         if not depth or (bracket and depth == 1):
@@ -204,8 +275,7 @@ def _may_nest_past_pattern(body: str, listed: bool) -> bool:
 def _flat_call(groups: tuple[Any, ...], limits: InputLimits) -> list[Call] | None:
     """The one call `_flat_pattern()` matched, read from its groups; None wherever `_fast_brackets`'s token
     scan gives up on the same text (the full path decides)."""
-    parts = iter(groups)
-    name = next(parts)
+    name = groups[0]
     # `_reserved_name`'s test inline for a name without a dot (every tool name of the bundled worlds).
     if len(name) > limits.max_name_chars or limits.max_calls < 1 or (
             name in _RESERVED if "." not in name else _reserved_name(name)):
@@ -214,36 +284,39 @@ def _flat_call(groups: tuple[Any, ...], limits: InputLimits) -> list[Call] | Non
     if groups[1] is None:  # no argument (the first argument's name group unset): a quarter of ACEBench's calls
         return [_new_call(name, arguments)]
     value: Any
-    # Six groups per argument; the first argument not given leaves its name's group unset.
-    for argument, string, sign, integer, real, word in zip(parts, parts, parts, parts, parts, parts, strict=False):
+    # Three groups per argument; the first argument not given leaves its name's group unset.
+    for at in _FLAT_NAME_GROUPS:
+        argument = groups[at]
         if argument is None:
             break
         if argument in _RESERVED or argument in arguments:
             return None
+        string = groups[at + 1]
         if string:
             value = string[1:-1]
             if "\\" in value:
                 value = _FAST_ESCAPE.sub(_unescape, value)
         else:
-            value = _number_or_word(sign, integer, real, word, limits)
+            value = _other_value(groups[at + 2], limits)
             if value is _NO_VALUE:
                 return None
         arguments[argument] = value
     return [_new_call(name, arguments)]
 
 
-def _number_or_word(sign: str | None, integer: str | None, real: str | None, word: str | None,
-                    limits: InputLimits) -> Any:
-    """The value of a scalar token that is not a string (from its groups in `_SCALAR`); `_NO_VALUE` for an
-    integer past the bound, which the full path words."""
-    if integer:
-        number = int(integer)
-        if not -limits.int_bound < number < limits.int_bound:
-            return _NO_VALUE
-        return -number if sign == "-" else number
-    if real:
-        return -float(real) if sign == "-" else float(real)
-    return _WORDS[word]  # type: ignore[index]
+def _other_value(other: str, limits: InputLimits) -> Any:
+    """The value of a scalar that is not a string (`_SCALAR`'s second group: a signed number or a constant, as
+    written); `_NO_VALUE` for an integer past the bound, which the full path words. `int` and `float` read a
+    sign as Python's unary minus and plus do (`-0.0` included); only a float has a point, and only a constant
+    ends in a letter."""
+    if "." in other:
+        return float(other)
+    if other[-1] > "9":
+        return _WORDS[other]
+    number = int(other)
+    if not -limits.int_bound < number < limits.int_bound:
+        return _NO_VALUE
+    return number
 
 
 def _reserved_name(name: str) -> bool:
@@ -251,47 +324,56 @@ def _reserved_name(name: str) -> bool:
     return name in _RESERVED if "." not in name else any(part in _RESERVED for part in name.split("."))
 
 
-def _scan_brackets(body: str, limits: InputLimits) -> list[Call] | None:
-    """`_fast_brackets` for calls whose arguments hold lists and objects, read one token at a time."""
-    bare = not body.startswith("[")
-    pos = 0 if bare else _GAP.match(body, 1).end()  # type: ignore[union-attr]  # matches the empty string
+def _scan_brackets(body: str, limits: InputLimits, scan: _Scanner | None = None) -> list[Call] | None:
+    """`_fast_brackets` for calls whose arguments hold lists and objects, read one argument at a time; with `scan`
+    (`_SCAN_JSON`, for a `_json_form` text), each value is read by the JSON scanner first."""
+    listed = body.startswith("[")
     calls: list[Call] = []
     end = len(body)
-    while True:
-        if not bare and body.startswith("]", pos) and pos + 1 == end:
-            break  # an empty list, or a trailing comma
-        opened = _FAST_OPEN.match(body, pos)
-        if opened is None:
+    pos = 0
+    opened = (_LIST_OPEN if listed else _FAST_OPEN).match(body)
+    while opened is not None:
+        name = opened[1]
+        # `_reserved_name`'s test inline for a name without a dot, as in `_flat_call`.
+        if len(name) > limits.max_name_chars or (name in _RESERVED if "." not in name else _reserved_name(name)):
             return None
-        name = opened.group(1)
-        if len(name) > limits.max_name_chars or _reserved_name(name):
-            return None
+        argument = opened[2]
         pos = opened.end()
         arguments: dict[str, Any] = {}
-        while not body.startswith(")", pos):
-            key = _FAST_KEY.match(body, pos)
-            if key is None or key.group(1) in _RESERVED or key.group(1) in arguments:
+        while argument is not None:
+            if argument in _RESERVED or argument in arguments:
                 return None
-            value, pos = _fast_value(body, key.end(), 1, limits)
+            if scan is None:
+                value = _NO_VALUE
+            else:
+                try:
+                    value, pos = scan(body, pos)
+                except (StopIteration, ValueError, RecursionError):
+                    value = _NO_VALUE  # not JSON: read the usual way
             if value is _NO_VALUE:
-                return None
-            arguments[key.group(1)] = value
-            pos = _GAP.match(body, pos).end()  # type: ignore[union-attr]
-            if body.startswith(",", pos):
-                pos = _GAP.match(body, pos + 1).end()  # type: ignore[union-attr]
-            elif not body.startswith(")", pos):
-                return None
+                value, pos = _fast_value(body, pos, 1, limits)
+                if value is _NO_VALUE:
+                    return None
+            arguments[argument] = value
+            following = _NEXT_ARGUMENT.match(body, pos)
+            argument = following[1]  # type: ignore[index]  # matches the empty string
+            pos = following.end()  # type: ignore[union-attr]
+        if not (pos < end and body[pos] == ")"):
+            return None  # neither another argument nor the end of the arguments
         calls.append(_new_call(name, arguments))
         if len(calls) > limits.max_calls:
             return None
-        pos = _GAP.match(body, pos + 1).end()  # type: ignore[union-attr]
-        if bare:
-            return calls if pos == end else None
-        if body.startswith(",", pos):
-            pos = _GAP.match(body, pos + 1).end()  # type: ignore[union-attr]
-        elif not (body.startswith("]", pos) and pos + 1 == end):
-            return None
-    return calls
+        after = _AFTER_CALL.match(body, pos + 1)
+        pos = after.end()  # type: ignore[union-attr]
+        if not listed:
+            return calls if pos == end and after.lastindex is None else None  # type: ignore[union-attr]
+        if after.lastindex is None:  # type: ignore[union-attr]  # no comma: the list ends here
+            return calls if pos == end - 1 and body[pos] == "]" else None
+        opened = _FAST_OPEN.match(body, pos)
+    if listed and not calls:  # no call after the opening bracket
+        pos = _GAP.match(body, 1).end()  # type: ignore[union-attr]  # matches the empty string
+    # An empty list, or a trailing comma: the closing bracket ends the text.
+    return calls if listed and pos == end - 1 and body[pos] == "]" else None
 
 
 def _fast_value(body: str, pos: int, depth: int, limits: InputLimits) -> tuple[Any, int]:
@@ -301,11 +383,11 @@ def _fast_value(body: str, pos: int, depth: int, limits: InputLimits) -> tuple[A
     """
     scalar = _FAST_SCALAR.match(body, pos)
     if scalar is not None:
-        string, sign, integer, real, word = scalar.groups()
+        string, other = scalar.groups()
         if string is not None:
             text = string[1:-1]
             return (_FAST_ESCAPE.sub(_unescape, text) if "\\" in text else text), scalar.end()
-        value = _number_or_word(sign, integer, real, word, limits)
+        value = _other_value(other, limits)
         return (value, pos) if value is _NO_VALUE else (value, scalar.end())
     opener = body[pos : pos + 1]
     if opener not in ("[", "{") or depth >= limits.max_depth or depth >= _FAST_DEPTH:
@@ -369,11 +451,14 @@ def _sure_repair(body: str, limits: InputLimits) -> tuple[list[Call], tuple[str,
     """
     if len(body) > _SURE_CHARS or body.count("(") + body.count("[") + body.count("{") > _SURE_BRACKETS:
         return None
-    repaired, repairs, first = _repairs(body)
-    if first < 0 or repaired[0] != body[0] or repaired.count(",") > limits.max_items:
+    repaired, repairs, places = _repairs(body)
+    if not places or repaired[0] != body[0] or repaired.count(",") > limits.max_items:
         return None  # nothing escaped, or an opening bracket added (the texts differ from the start)
-    word = _WORD_AFTER.match(body, first + 1)
+    word = _WORD_AFTER.match(body, places[0] + 1)
     if word is None or word.group(1) in _RESERVED or word.group(1).lower() in _STRING_PREFIXES:
         return None  # the quote is followed by something that might continue an expression
-    calls = _fast_brackets(repaired, limits)
+    # Where the repair only escaped apostrophes, `body` in JSON's quotes but for those reads as `repaired` does.
+    json_form = (_json_form(body, repaired[0] == "[", limits, places)
+                 if len(repaired) == len(body) + len(places) and (body.isascii() or valid_text(body)) else None)
+    calls = _fast_brackets(repaired, limits) if json_form is None else _scan_brackets(json_form, limits, _SCAN_JSON)
     return (calls, tuple(repairs)) if calls else None
