@@ -17,6 +17,7 @@ accept what the full path refuses, and never words an error of its own.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -326,23 +327,26 @@ _CONFIG_KEYS = frozenset({"extra_fields_behavior", "title"})
 # `revalidate_instances`, which applies only to an instance of the model given whole, never to field values.
 _STATE_MODEL_KEYS = _MODEL_KEYS | {"post_init", "serialization"}
 _STATE_CONFIG_KEYS = _CONFIG_KEYS | {"revalidate_instances"}
+_NONE_READ: Mapping[str, Parameter] = MappingProxyType({})
 
 
-def scalar_fields(core_schema: Any) -> dict[str, Parameter] | None:
+def scalar_fields(core_schema: Any, read: Mapping[str, Parameter] = _NONE_READ) -> dict[str, Parameter] | None:
     """The fields of a state model's pydantic-core schema, each as a `Parameter`, when each one takes plain
-    scalars the lane handles (no list of models); None otherwise. For building instances without validation
-    from values each already of its field's type (the `build` lane, `sandbox.state.model`): the model's
-    post-init hook and serializer are allowed here, the builder standing for the one post-init hook it knows.
+    scalars the lane handles (no list of models), or is one of `read`, fields the caller has read itself (a
+    state model's containers: `sandbox.state.model`), taken as given; None otherwise. For building instances
+    without validation from values each already of its field's type (the `build` lane): the model's post-init
+    hook and serializer are allowed here, the builder standing for the one post-init hook it knows.
 
     `extra="allow"` is left out: pydantic would give the instance an empty dict of extra values."""
-    fields = _fields(core_schema, (None, "ignore", "forbid"), _STATE_MODEL_KEYS, _STATE_CONFIG_KEYS)
+    fields = _fields(core_schema, (None, "ignore", "forbid"), _STATE_MODEL_KEYS, _STATE_CONFIG_KEYS, read)
     if fields is None or any(field.items is not None for field in fields.values()):
         return None
     return fields
 
 
 def _fields(core_schema: Any, extra: tuple[str | None, ...], model_keys: frozenset[str] = _MODEL_KEYS,
-            config_keys: frozenset[str] = _CONFIG_KEYS) -> dict[str, Parameter] | None:
+            config_keys: frozenset[str] = _CONFIG_KEYS, read: Mapping[str, Parameter] = _NONE_READ
+            ) -> dict[str, Parameter] | None:
     """The fields of a model schema, each as a `Parameter`; None when the model or a field is past the lane.
 
     `extra` is what the model's own `extra` setting may be: the full path validates with
@@ -363,7 +367,7 @@ def _fields(core_schema: Any, extra: tuple[str | None, ...], model_keys: frozens
     for name, field in fields_schema.get("fields", {}).items():
         if set(field) - {"type", "schema", "metadata"} or field.get("type") != "model-field":
             return None
-        parameter = _parameter(field["schema"])
+        parameter = read[name] if name in read else _parameter(field["schema"])
         if parameter is None:
             return None
         parameters[name] = parameter
@@ -394,20 +398,30 @@ def _item_model(schema: dict[str, Any]) -> ItemModel | None:
                      max(map(len, names)), sum(map(len, names)), list(names))
 
 
-def _parameter(schema: dict[str, Any]) -> Parameter | None:
+def unwrapped(schema: dict[str, Any]) -> tuple[dict[str, Any], Any, bool] | None:
+    """A field's schema without its default and nullable wrappers: (the schema inside, the default or `REQUIRED`,
+    whether None is taken); None when a wrapper holds anything else (a default factory, say)."""
     default = REQUIRED
     if schema.get("type") == "default":
         if set(schema) - {"type", "schema", "default", "metadata"} or "default" not in schema:
             return None
         default = schema["default"]
-        if type(default) not in (str, int, float, bool, type(None)):
-            return None
         schema = schema["schema"]
     nullable = schema.get("type") == "nullable"
     if nullable:
         if set(schema) - {"type", "schema", "metadata"}:
             return None
         schema = schema["schema"]
+    return schema, default, nullable
+
+
+def _parameter(schema: dict[str, Any]) -> Parameter | None:
+    parts = unwrapped(schema)
+    if parts is None:
+        return None
+    schema, default, nullable = parts
+    if type(default) not in (str, int, float, bool, type(None)) and default is not REQUIRED:
+        return None
     kind: str = schema.get("type", "")
     choices: frozenset[Any] | None = None
     bounds: dict[str, Any] = {}

@@ -46,7 +46,8 @@ LANES: Final[Mapping[str, str]] = MappingProxyType({
                      " near either end (sandbox.journal, PLACE_WITHIN)",
     "build": "pydantic validates every state model a tool makes (`Message(sender_id=..., ...)`), instead of one"
              " whose values are each of its field's type exactly, given in declaration order, being made from"
-             " them as they are (sandbox.state.model, StateModel.__init__)",
+             " them as they are, a list or dict of items each exactly of its item type (`Order(items=[OrderLine"
+             "(...)])`) as a tracked copy holding them (sandbox.state.model, StateModel.__init__)",
     # Lanes of the layers above the engine, switched by the same switch.
     "store_sqlite": "SQLAlchemy Core writes each new episode's rows, instead of the sqlite3 connection itself with"
                     " SQLAlchemy's own column defaults and conversions (toolworlds.store, RunStore(sqlite_lane=))",

@@ -8,6 +8,8 @@ from datetime import datetime
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sandbox import CallRecord, World
 from scenarios.acebench import ALL_CLASSES, acebench_world, saved_state
@@ -551,3 +553,19 @@ def test_each_task_has_its_own_empty_defaults() -> None:
     assert (second.initial_config, second.involved_classes, second.functions, second.ground_truth,
             second.paths) == ({}, [], [], [], [])
     assert AceTask.model_fields["paths"].description == "gold milestone paths (alternatives)"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.builds(
+    dict, reservation_id=st.text(max_size=4), user_id=st.text(max_size=3), flight_no=st.text(max_size=3),
+    payment_method=st.sampled_from(["cash", "bank", ""]), cabin=st.text(max_size=3), baggage=st.integers(-2, 9),
+    origin=st.one_of(st.none(), st.text(max_size=3)), destination=st.one_of(st.none(), st.text(max_size=3))))
+def test_a_reservation_as_stored_is_its_dump(fields: dict[str, Any]) -> None:
+    """`Reservation.stored` is `model_dump()` (the same keys in the same order, the same values), whichever fields
+    are given or left out, for the travel tools that read it instead."""
+    from scenarios.acebench.travel import Reservation
+
+    names = list(fields)
+    for chosen in (names, names[:6], [name for name in names if fields[name] is not None]):
+        reservation = Reservation(**{name: fields[name] for name in chosen})
+        assert list(reservation.stored().items()) == list(reservation.model_dump().items())

@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError, field_validator
 
+from sandbox.journal import ALL_OWNED
 from sandbox.lanes import LANES_ON
-from sandbox.state import OWNER, StateModel, TrackedDict, plain
+from sandbox.state import OWNER, StateModel, TrackedDict, TrackedList, plain
 from sandbox.state.model import MAX_SHAPES
 from scenarios.acebench.message import Message, MessageState
 
@@ -38,9 +39,37 @@ class Strict(StateModel):
     label: str
 
 
-class Listed(StateModel):  # a container field: past the lane
+class Listed(StateModel):  # a container field of scalars, with a default (never filled in by the lane)
     name: str = ""
     tags: list[str] = []
+
+
+class Line(StateModel):  # the entities in the containers below
+    name: str = ""
+    size: int = 0
+
+
+class SubLine(Line):  # pydantic keeps it as it is too, but the lane takes exactly the field's item class
+    pass
+
+
+class Holder(StateModel):  # lists of entities and of scalars, maybe None: the lane's containers
+    title: str
+    lines: list[Line]
+    tags: list[str] | None = None
+
+
+class Keyed(StateModel):  # dicts of entities and of scalars, by text or integer keys
+    by_name: dict[str, Line]
+    counts: dict[int, float] = {}
+
+
+class Nested(StateModel):  # a list of lists: past the lane
+    groups: list[list[str]] = []
+
+
+class Grouped(StateModel):  # a set: past the lane
+    members: set[str] = set()
 
 
 class Hooked(StateModel):  # its own post-init hook: past the lane
@@ -64,7 +93,7 @@ class Checked(StateModel):  # a field validator: past the lane
         return value.upper()
 
 
-CLASSES = (Entity, Strict, Listed, Hooked, Private, Checked, Message)
+CLASSES = (Entity, Strict, Listed, Hooked, Private, Checked, Message, Holder, Keyed, Nested, Grouped)
 
 
 def _plain(kind: type[StateModel], data: dict[str, Any]) -> StateModel:
@@ -81,13 +110,45 @@ def _made(kind: type[StateModel], data: dict[str, Any], plain_path: bool) -> Sta
         return exc.errors(include_url=False)
 
 
-def _state_of(model: StateModel) -> tuple[Any, ...]:
-    return (type(model), list(model.__dict__.items()), model.__pydantic_fields_set__, model.__pydantic_extra__,
-            model.__pydantic_private__, getattr(model, OWNER), plain(model))
+def _state_of(model: StateModel, given: dict[int, Any]) -> tuple[Any, ...]:
+    return (type(model), [(name, _value_of(value, given)) for name, value in model.__dict__.items()],
+            model.__pydantic_fields_set__, model.__pydantic_extra__, model.__pydantic_private__, getattr(model, OWNER),
+            plain(model))
 
 
-values = st.one_of(st.none(), st.booleans(), st.integers(-20, 20), st.floats(allow_nan=False), st.text(max_size=5),
-                   st.sampled_from(["a", "b", "c", "abcd", "é", "\ud800"]), st.lists(st.text(max_size=2), max_size=2))
+def _value_of(value: Any, given: dict[int, Any]) -> Any:
+    """A field's value; a container as its type, its slots and its items (and keys): an entity of those `given` (by
+    id) as the very one, any other as its state."""
+    if isinstance(value, (TrackedList, TrackedDict)):
+        pairs = dict.items(value) if isinstance(value, dict) else enumerate(list.__iter__(value))  # nothing claimed
+        return (type(value), getattr(value, OWNER), getattr(value, ALL_OWNED),
+                [(key, type(key), ("given", id(item)) if given.get(id(item)) is item
+                  else _state_of(item, given) if isinstance(item, StateModel) else (type(item), item))
+                 for key, item in pairs])
+    return value
+
+
+def _given(data: dict[str, Any]) -> dict[int, Any]:
+    """The objects in the containers given, by id (kept alive by `data`)."""
+    found: dict[int, Any] = {}
+    for value in data.values():
+        for item in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
+            found[id(item)] = item
+    return found
+
+
+def _owned(line: Line) -> Line:
+    object.__setattr__(line, OWNER, object())  # some generation's already: pydantic keeps it as it is all the same
+    return line
+
+
+lines = st.one_of(st.builds(Line, name=st.text(max_size=2), size=st.integers(0, 3)),
+                  st.builds(Line, name=st.text(max_size=2)).map(_owned), st.builds(SubLine),
+                  st.fixed_dictionaries({"name": st.text(max_size=2)}), st.none(), st.integers(0, 2))
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-20, 20), st.floats(allow_nan=False), st.text(max_size=5))
+values = st.one_of(scalars, st.sampled_from(["a", "b", "c", "abcd", "é", "\ud800"]),
+                   st.lists(st.text(max_size=2), max_size=2), st.lists(lines, max_size=3),
+                   st.dictionaries(st.one_of(st.text(max_size=2), st.integers(0, 3)), lines, max_size=2))
 
 
 @st.composite
@@ -108,6 +169,12 @@ def _typed(annotation: Any) -> st.SearchStrategy[Any]:
     typed: dict[Any, st.SearchStrategy[Any]] = {
         str: st.text(max_size=5), int: st.integers(-2, 12), float: st.floats(allow_nan=False), bool: st.booleans(),
         str | None: st.one_of(st.none(), st.text(max_size=3)), Literal["a", "b"]: st.sampled_from(["a", "b", "c"]),
+        list[str]: st.lists(st.one_of(st.text(max_size=2), scalars), max_size=3),
+        list[str] | None: st.one_of(st.none(), st.lists(st.one_of(st.text(max_size=2), scalars), max_size=3)),
+        list[Line]: st.lists(lines, max_size=3),
+        dict[str, Line]: st.dictionaries(st.one_of(st.text(max_size=2), st.integers(0, 2)), lines, max_size=3),
+        dict[int, float]: st.dictionaries(st.one_of(st.integers(0, 3), st.booleans(), st.text(max_size=1)),
+                                          st.one_of(st.floats(allow_nan=False), st.integers(0, 2)), max_size=3),
     }
     return typed.get(annotation, values)
 
@@ -121,7 +188,8 @@ def test_the_lane_makes_what_pydantic_makes(case: tuple[type[StateModel], dict[s
         assert lane == plain_made
     else:
         assert isinstance(lane, StateModel)
-        assert _state_of(lane) == _state_of(plain_made)
+        given = _given(data)
+        assert _state_of(lane, given) == _state_of(plain_made, given)
         # One fields set per set of names, shared by the instances that have it (`StateModel._fields_sets`).
         assert lane.__pydantic_fields_set__ is plain_made.__pydantic_fields_set__
 
@@ -140,9 +208,37 @@ def test_the_lane_is_taken_where_it_can_be() -> None:
     assert shapes is not None and shapes[("name", "size")] is not None
     Fresh(size=3, name="x")  # out of declaration order: pydantic's way, remembered
     assert shapes[("size", "name")] is None
-    for kind in (Listed, Hooked, Private, Checked):
+    for kind in (Nested, Grouped, Hooked, Private, Checked):
         kind()
         assert kind._tw_shapes is None, kind
+    Listed()  # a container left to its default: pydantic's way (it copies the default), the class still in the lane
+    assert Listed._tw_shapes is not None and Listed._tw_shapes[()] is None
+    line = Line(name="a")
+    held = Holder(title="x", lines=[line], tags=None)
+    assert Holder._tw_shapes is not None and Holder._tw_shapes[("title", "lines", "tags")] is not None
+    assert type(held.lines) is TrackedList and held.lines[0] is line and getattr(held.lines, OWNER) is None
+    keyed = Keyed(by_name={"a": line}, counts={1: 0.5})
+    assert Keyed._tw_shapes is not None and Keyed._tw_shapes[("by_name", "counts")] is not None
+    assert type(keyed.counts) is TrackedDict and dict.__getitem__(keyed.by_name, "a") is line
+
+
+def test_a_built_container_is_adopted_with_its_entities() -> None:
+    """What a state does with an entity a tool makes, whichever way it was made: put in, it and the entities in its
+    containers take the state's generation (`adopt`)."""
+    line = Line(name="a")
+    held = Holder(title="x", lines=[line])
+    state = Keyed(by_name={})
+    owner = object()
+    object.__setattr__(state, OWNER, owner)
+    object.__setattr__(state.by_name, OWNER, owner)
+    state.by_name["h"] = Line(name="h")
+    assert getattr(dict.__getitem__(state.by_name, "h"), OWNER) is owner
+    box = Holder(title="y", lines=[])
+    object.__setattr__(box, OWNER, owner)
+    object.__setattr__(box.lines, OWNER, owner)
+    box.lines.append(line)
+    assert getattr(line, OWNER) is owner
+    assert getattr(held.lines, OWNER) is None  # the built list itself was not put in anywhere
 
 
 def test_the_callers_values_are_not_changed() -> None:

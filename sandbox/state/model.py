@@ -16,6 +16,7 @@ import copy
 import enum
 import types
 import typing
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
@@ -31,10 +32,11 @@ from ..arguments import (
     fill_slots,
     fits,
     scalar_fields,
+    unwrapped,
 )
 from ..journal import CLAIM_FIELD, active_journal
 from ..lanes import LANES_ON
-from .containers import _claimed, adopt, track
+from .containers import TrackedDict, TrackedList, _claimed, adopt, track
 from .ownership import ATOMIC_TYPES, OWNER
 
 
@@ -113,7 +115,9 @@ class StateModel(BaseModel):
         # The `build` speed lane (`sandbox.lanes`): an entity a tool makes from values each already of its field's
         # type exactly, given in declaration order, is made as pydantic-core would make it, without validating the
         # values again: the given values, then the defaults, as its fields; the names given as its fields set (the
-        # class's shared one, as `model_post_init` makes it); no extra or private values; no owner yet.
+        # class's shared one, as `model_post_init` makes it); no extra or private values; no owner yet. A list or dict
+        # given for a container field, holding items each exactly of the field's item type (an entity class, a scalar),
+        # becomes a fresh tracked copy of itself holding those very items (`_contained`), as pydantic's copy tracked.
         if LANES_ON:
             shapes = type(self)._tw_shapes
             if shapes is not None:
@@ -121,18 +125,19 @@ class StateModel(BaseModel):
                 if shape is _UNREAD:
                     shape = _shape(type(self), tuple(data))
                 if shape is not None:
-                    fields_set, defaults, fields = shape
+                    fields_set, defaults, fields, containers = shape
                     for name, value in data.items():
                         field = fields[name]
                         kind = type(value)
                         if kind not in field.types or (not field.free and not fits(field, value, kind)):
                             break
                     else:
-                        if defaults:
-                            data.update(defaults)
-                        fill_slots(self, data, fields_set)  # `data`: the call's own dict of keyword arguments
-                        _set_owner(self, None)
-                        return
+                        if not containers or _contained(data, containers):
+                            if defaults:
+                                data.update(defaults)
+                            fill_slots(self, data, fields_set)  # `data`: the call's own dict of keyword arguments
+                            _set_owner(self, None)
+                            return
         BaseModel.__init__(self, **data)
 
     # Not a custom `__init__` to pydantic (as `BaseModel`'s own is not): pydantic-core keeps validating nested
@@ -321,9 +326,13 @@ the contacts as they are (`read_only_state`): on its messages (contacts and inbo
 (callgrind, PYTHONHASHSEED=0), and a first delete reads the inbox alone."""
 
 
+# A container field the `build` lane makes (`_contained`): its name, the exact types its items may have, and for a
+# dict the exact types of its keys (None for a list).
+_Container = tuple[str, frozenset[type], frozenset[type] | None]
+_Items = tuple[frozenset[type], frozenset[type] | None]  # a `_Container` without its name
 # What the `build` lane knows of one set of names given to a class (`StateModel.__init__`): the fields set the
-# instance gets, the defaults that follow the given values, and every field's `Parameter`.
-_Shape = tuple[set[str], dict[str, Any], dict[str, Parameter]]
+# instance gets, the defaults that follow the given values, every field's `Parameter`, and the container fields.
+_Shape = tuple[set[str], dict[str, Any], dict[str, Parameter], tuple[_Container, ...]]
 _UNREAD: Any = object()  # `_tw_shapes`' mark of names not met yet
 
 MAX_SHAPES = 32
@@ -341,10 +350,12 @@ def _shape(kind: type[StateModel], names: tuple[str, ...]) -> _Shape | None:
         return None
     if not kind.__pydantic_complete__:  # a forward reference still unresolved: pydantic says what to do
         return None
-    fields = scalar_fields(kind.__pydantic_core_schema__)
+    schema = kind.__pydantic_core_schema__
+    containers = _containers(schema, kind._container_fields)
+    fields = None if containers is None else scalar_fields(schema, {name: made[0] for name, made in containers.items()})
     # The builder stands for pydantic-core and `StateModel.model_post_init` only: no other post-init hook (pydantic
-    # wraps it for private attributes too), no field that may hold a container to track.
-    if fields is None or kind.__private_attributes__ or kind._container_fields \
+    # wraps it for private attributes too), every field that may hold a container one it makes (`_containers`).
+    if fields is None or containers is None or kind.__private_attributes__ \
             or kind.model_post_init is not StateModel.model_post_init:
         type.__setattr__(kind, "_tw_shapes", None)
         return None
@@ -352,8 +363,100 @@ def _shape(kind: type[StateModel], names: tuple[str, ...]) -> _Shape | None:
     given = len(names)
     rest = declared[given:]
     shape: _Shape | None = None
+    # A container field's default is never filled in (its `Parameter` says required): pydantic copies it.
     if names == declared[:given] and all(fields[name].default is not REQUIRED for name in rest):
         defaults = {name: fields[name].default for name in rest}
-        shape = (kind._fields_sets.setdefault(frozenset(names), set(names)), defaults, fields)
+        made = tuple((name, *containers[name][1]) for name in names if name in containers)
+        shape = (kind._fields_sets.setdefault(frozenset(names), set(names)), defaults, fields, made)
     shapes[names] = shape
     return shape
+
+
+def _contained(data: dict[str, Any], containers: tuple[_Container, ...]) -> bool:
+    """Whether each container given for a field of `containers` (a list or dict, its type checked by the caller, or
+    None) holds only items (and keys) each exactly of a type the field takes; if so, each is put in `data` as
+    pydantic-core and `StateModel.model_post_init` would make it: a tracked copy holding the very same items (an
+    entity given is kept as it is, `revalidate_instances="never"`), fresh. Nothing in `data` changes otherwise."""
+    for name, items, keys in containers:
+        value = data[name]
+        if value is None:
+            continue
+        if keys is None:
+            for item in value:
+                if type(item) not in items:
+                    return False
+        else:
+            for key, item in value.items():
+                if type(key) not in keys or type(item) not in items:
+                    return False
+    for name, _, keys in containers:
+        value = data[name]
+        if value is not None:
+            made: Any = TrackedList(value) if keys is None else TrackedDict(value)
+            made._tw_all = None
+            made._tw_owner = None  # fresh, as `track` leaves it
+            data[name] = made
+    return True
+
+
+# The scalar item (and key) schemas whose values pydantic-core keeps as they are when each is exactly of its type.
+_ITEM_TYPES = MappingProxyType({"str": str, "int": int, "float": float, "bool": bool})
+_KEY_TYPES = frozenset({"str", "int"})
+
+
+def _containers(schema: Any, names: tuple[str, ...]) -> dict[str, tuple[Parameter, _Items]] | None:
+    """For each of a model schema's fields `names` (those that may hold a container), the `Parameter` the lane
+    checks the value given with (a list or dict, maybe None; never filled in from a default) and the exact types
+    of the items (and keys) it may hold; None if any is past the lane: anything but a list of entities or plain
+    scalars, or a dict of them by text or integer keys, with no bounds, strictness or validators."""
+    if not isinstance(schema, dict) or schema.get("type") != "model":
+        return None
+    fields = schema.get("schema", {}).get("fields", {})
+    read: dict[str, tuple[Parameter, _Items]] = {}
+    for name in names:
+        field = fields.get(name)
+        if not isinstance(field, dict) or set(field) - {"type", "schema", "metadata"}:
+            return None
+        parts = unwrapped(field.get("schema", {}))
+        if parts is None:
+            return None
+        inner, _, nullable = parts  # a default container is copied by pydantic: a shape must give one (`Parameter`)
+        kind = inner.get("type")
+        keys: frozenset[type] | None = None
+        if kind == "list" and not set(inner) - {"type", "items_schema", "metadata"}:
+            items = _item_types(inner.get("items_schema"))
+            container: type = list
+        elif kind == "dict" and not set(inner) - {"type", "keys_schema", "values_schema", "metadata"}:
+            key_schema = inner.get("keys_schema")
+            keys = _item_types(key_schema) if isinstance(key_schema, dict) and key_schema.get("type") in _KEY_TYPES \
+                else None
+            if keys is None:
+                return None
+            items = _item_types(inner.get("values_schema"))
+            container = dict
+        else:
+            return None
+        if items is None:
+            return None
+        types = frozenset({container, type(None)} if nullable else {container})
+        read[name] = (Parameter(types, None, None, REQUIRED), (items, keys))
+    return read
+
+
+def _item_types(schema: Any) -> frozenset[type] | None:
+    """The one exact type an item schema keeps a value of as it is: a plain scalar's, or a state model's (whose
+    instances pydantic-core never validates again, `revalidate_instances="never"`); None for any other schema."""
+    if not isinstance(schema, dict):
+        return None
+    kind = schema.get("type")
+    item = _ITEM_TYPES.get(kind) if type(kind) is str else None
+    if item is not None:
+        return frozenset({item}) if not set(schema) - {"type", "metadata"} else None
+    if kind != "model":
+        return None
+    cls = schema.get("cls")
+    config = schema.get("config", {})
+    if not (isinstance(cls, type) and issubclass(cls, StateModel)) or schema.get("root_model") \
+            or config.get("revalidate_instances", "never") != "never":
+        return None
+    return frozenset({cls})
