@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from math import isfinite
-from types import MappingProxyType
 from typing import Any
 
 from pydantic import BaseModel
@@ -32,14 +31,9 @@ from pydantic_core import SchemaSerializer
 from .lanes import LANES_ON
 
 SERIALIZER_ATTRIBUTE = "_tw_plain_serializer"
-"""The class attribute holding `(class, serializer, its flat fields or None)` (`flat_fields`); the class is
-checked, as subclasses inherit it."""
+"""The class attribute holding `(class, serializer)`; the class is checked, as subclasses inherit it."""
 LIST_SERIALIZER_ATTRIBUTE = "_tw_plain_list_serializer"
-"""The class attribute holding `(class, serializer of a list of it or None, its flat fields or None)`
-(`list_serializer_of`, `flat_fields`)."""
-
-FlatFields = tuple[tuple[str, ...], tuple[type, ...]]
-"""A flat class's field names in declaration order and the type each field's value has when its dump is itself."""
+"""The class attribute holding `(class, serializer of a list of it, or None)` (`list_serializer_of`)."""
 
 # Whether a wrap serializer function is known to change nothing in the dumps of a model class.
 IdleTest = Callable[[type, Any], bool]
@@ -58,7 +52,7 @@ def serializer_of(kind: type[BaseModel], idle: IdleTest) -> SchemaSerializer:
     if not kind.__dict__.get("__pydantic_complete__", False):
         return kind.__pydantic_serializer__  # not built yet (an unresolved forward reference): ask again later
     serializer = lean_serializer(kind, idle)
-    type.__setattr__(kind, SERIALIZER_ATTRIBUTE, (kind, serializer, flat_fields(kind, idle)))
+    type.__setattr__(kind, SERIALIZER_ATTRIBUTE, (kind, serializer))
     return serializer
 
 
@@ -83,54 +77,8 @@ def list_serializer_of(kind: type[BaseModel], idle: IdleTest) -> SchemaSerialize
         items = ({**lean, "schema": {"type": "list", "items_schema": lean["schema"]}}
                  if lean.get("type") == "definitions" else {"type": "list", "items_schema": lean})
         serializer = SchemaSerializer(items, top.get("config"))
-    type.__setattr__(kind, LIST_SERIALIZER_ATTRIBUTE, (kind, serializer, flat_fields(kind, idle)))
+    type.__setattr__(kind, LIST_SERIALIZER_ATTRIBUTE, (kind, serializer))
     return serializer
-
-
-# Scalar schemas whose JSON-mode dump of a value of exactly their type is that value, and the keys they may hold
-# (all of them about validation alone).
-_FLAT_SCALARS = MappingProxyType({
-    "str": (str, frozenset({"type", "min_length", "max_length", "pattern", "strict", "strip_whitespace", "to_lower",
-                            "to_upper", "regex_engine", "coerce_numbers_to_str", "metadata"})),
-    "int": (int, frozenset({"type", "ge", "gt", "le", "lt", "multiple_of", "strict", "metadata"})),
-    "bool": (bool, frozenset({"type", "strict", "metadata"})),
-})
-_FLAT_DEFAULT_KEYS = frozenset({"type", "schema", "default", "default_factory", "default_factory_takes_data",
-                                "validate_default", "metadata"})
-
-
-def flat_fields(kind: type[BaseModel], idle: IdleTest) -> FlatFields | None:
-    """For a class whose lean dump (`lean_serializer`) is its fields alone, each text, an integer or a boolean
-    with no serializer, alias or exclusion of its own, and no extra or computed fields: the field names and
-    types. An instance whose `__dict__` holds exactly those names, in that order, each value of exactly its
-    field's type, dumps (JSON mode) as a copy of that dict: what `sandbox.results` makes of it without calling
-    the serializer. None for any other class, and with the lanes off."""
-    if not LANES_ON or not kind.__dict__.get("__pydantic_complete__", False):
-        return None
-    top = _lean(kind.__pydantic_core_schema__, idle)
-    if not isinstance(top, dict) or top.get("type") != "model" or "serialization" in top or top.get("root_model") \
-            or top.get("config", {}).get("extra_fields_behavior") == "allow":
-        return None
-    fields = top.get("schema")
-    if not isinstance(fields, dict) or fields.get("type") != "model-fields" or fields.get("computed_fields") \
-            or set(fields) - {"type", "fields", "model_name", "computed_fields"}:
-        return None
-    names: list[str] = []
-    types: list[type] = []
-    for name, field in fields.get("fields", {}).items():
-        if set(field) - {"type", "schema", "metadata"} or field.get("type") != "model-field":
-            return None
-        schema = field["schema"]
-        if schema.get("type") == "default":
-            if set(schema) - _FLAT_DEFAULT_KEYS:
-                return None
-            schema = schema["schema"]
-        scalar = _FLAT_SCALARS.get(schema.get("type"))
-        if scalar is None or set(schema) - scalar[1]:
-            return None
-        names.append(name)
-        types.append(scalar[0])
-    return (tuple(names), tuple(types)) if names else None
 
 
 def lean_serializer(kind: type[BaseModel], idle: IdleTest) -> SchemaSerializer:

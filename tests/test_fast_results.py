@@ -20,7 +20,7 @@ from pydantic import BaseModel
 import sandbox.results as results_module
 import sandbox.world as world_module
 from sandbox import App, StateModel, World, tool
-from sandbox.dumps import LIST_SERIALIZER_ATTRIBUTE, SERIALIZER_ATTRIBUTE, list_serializer_of
+from sandbox.dumps import list_serializer_of
 from sandbox.input_limits import exception_line
 from sandbox.lanes import LANES_ON
 from sandbox.results import reply_copy
@@ -38,14 +38,6 @@ class Level(enum.IntEnum):
 
 class _Kept(StateModel):
     count: int = 0
-
-
-class _Flat(StateModel):
-    """A flat entity (`dumps.flat_fields`): text, integers and a boolean, nothing of its own to serialize."""
-
-    number: int = 0
-    title: str = ""
-    done: bool = False
 
 
 class _Replies(App[_Kept]):
@@ -134,7 +126,7 @@ def _refuse(value: Any) -> Any:
 # Entities as read tools return them: alone in a dict, in lists of one class (`reply_copy` dumps such a list in
 # one serializer call: `dumps.list_serializer_of`), in mixed lists, with wrong values put past validation.
 _MODEL_CLASSES = (fast_dumps.Leaf, fast_dumps.Plain, fast_dumps.Sparse, fast_dumps.Hidden, fast_dumps.Tagged,
-                  fast_dumps.Custom, fast_dumps.Child, fast_dumps.Root, _Kept, _Flat)
+                  fast_dumps.Custom, fast_dumps.Child, fast_dumps.Root, _Kept)
 
 
 @st.composite
@@ -178,36 +170,6 @@ def test_a_list_of_one_state_class_is_dumped_in_one_call() -> None:
     assert (serializer is not None) is LANES_ON
     assert list_serializer_of(fast_dumps.Leaf, _idle_wrapper) is serializer
     assert list_serializer_of(fast_dumps.Tagged, _idle_wrapper) is None  # its wrapper sorts sets: not idle
-
-
-def test_flat_entities_and_plain_records_are_copied_without_the_serializer(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Flat entities whose values are each of their field's type, alone in a dict or in a list, are their dicts'
-    copies, and a list of records of plain values is their copies; anything else in them, the serializer's dump."""
-    flats = [_Flat(number=1, title="a"), _Flat(number=2, title="b", done=True)]
-    records = [{"id": 1, "text": "a", "x": 0.5}, {"id": 2, "text": None}]
-    expected = {"one": flats[0].model_dump(mode="json"), "all": [f.model_dump(mode="json") for f in flats],
-                "records": [dict(r) for r in records]}
-    reply = {"one": flats[0], "all": TrackedList(flats), "records": records}
-    if LANES_ON:
-        monkeypatch.setattr(results_module, "plain", _refuse)
-        monkeypatch.setattr(results_module, "list_serializer_of", _refuse)
-        reply_copy(reply)  # the class's serializers built and kept, then no serializer is needed:
-        with monkeypatch.context() as calls:
-            calls.setattr(_Flat, SERIALIZER_ATTRIBUTE, (_Flat, None, getattr(_Flat, SERIALIZER_ATTRIBUTE)[2]))
-            calls.setattr(_Flat, LIST_SERIALIZER_ATTRIBUTE, (_Flat, _Refusing(),
-                                                             getattr(_Flat, LIST_SERIALIZER_ATTRIBUTE)[2]))
-            assert reply_copy(reply) == expected
-    assert reply_copy(reply) == expected
-    odd = _Flat(number=3)
-    odd.__dict__["done"] = 1  # an integer where a boolean belongs: the serializer's own dump
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        assert reply_copy([odd]) == plain([odd]) and reply_copy({"x": odd}) == plain({"x": odd})
-
-
-class _Refusing:
-    def to_python(self, value: Any, **kwargs: Any) -> Any:
-        raise AssertionError(f"serializer called for {value!r}")
 
 
 def _copied(value: Any, copy: Any) -> tuple[str, Any, list[str]]:
