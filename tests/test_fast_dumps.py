@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, Field, computed_field, field_serializer
 
 from sandbox import App, World
-from sandbox.dumps import lean_serializer, serializer_of
+from sandbox.dumps import lean_serializer, list_serializer_of, serializer_of
 from sandbox.lanes import LANES_ON
 from sandbox.state import StateModel, TrackedDict, TrackedList, _idle_wrapper, plain, plain_fields
 from scenarios.registry import FAMILIES, family
@@ -255,6 +255,31 @@ def test_only_idle_wrappers_are_left_out() -> None:
     dumped = plain(root)
     assert dumped["sparse"] == [{"text": ""}] and dumped["hidden"] == {"visible": 0}
     assert dumped["tagged"] == {"tags": ["a", "b"]}
+
+
+class _Real(float):
+    """A float subclass: the typed serializer writes it as a plain float, infinite ones too."""
+
+
+@pytest.mark.parametrize("ratio", [
+    float("inf"), -float("inf"), float("nan"), _Real(float("inf")), _Real(float("nan")), _Real(-1.5), 2.5, -0.0,
+    1e308, 3, True, 2**70, 10**400, None, "x", b"x", [1.5], Level.OFF_THE_SCALE,
+], ids=repr)
+def test_a_float_field_dumps_as_under_the_wrapper_whatever_it_holds(ratio: Any) -> None:
+    """The lean float field (a plain serializer nulling non-finite floats, then the typed one) gives what the
+    class's wrapper gives: a non-finite float (of a subclass too) as None, anything else as the typed
+    serializer writes it, with its warnings; alone and in the list serializer `sandbox.results` uses."""
+    leaf = Leaf(name="x")
+    leaf.__dict__["ratio"] = ratio
+    theirs = _dumped(leaf, _serializer)
+    ours = _dumped(leaf, _lean)
+    assert ours[0] == theirs[0] and ours[2] == theirs[2]  # raised or not, and the same warnings
+    if theirs[0] == "value" and not theirs[2]:  # a value of the wrong type: see `_same_as_the_serializers`
+        assert repr(ours[1]) == repr(theirs[1])
+        listed = list_serializer_of(Leaf, _idle_wrapper)
+        if LANES_ON:
+            assert listed is not None
+            assert repr(listed.to_python([leaf, leaf], mode="json")) == repr([theirs[1], theirs[1]])
 
 
 def test_the_class_schema_is_left_as_it_was() -> None:
