@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from ..input_limits import InputLimits, valid_text
-from .calls import Call, _new_call
+from .calls import Call, _new_call, _new_instance
 from .grammar import _JSON_LITERALS
 from .repairs import _repairs
 
@@ -34,17 +34,17 @@ _NAME = _IDENT + r"(?:\." + _IDENT + ")*+"
 # into a following name character. Groups: the quoted string, and any other scalar (a signed number
 # or a constant) as written, which `_other_value` reads: two groups, not one per kind, as each group
 # costs every match (the token scan's most of all) a slice.
-_STRING_BODY = r"[^{q}\\\x00-\x1f]*+(?:\\['\"\\nt][^{q}\\\x00-\x1f]*+)*+"
+_PLAIN_BODY = r"[^{q}\\\x00-\x1f]*+"
+_STRING_BODY = _PLAIN_BODY + r"(?:\\['\"\\nt]" + _PLAIN_BODY + ")*+"
+_NUMBER_OR_CONSTANT = (r"[-+]?(?:0|[1-9][0-9]{0,17}|[0-9]+\.[0-9]+(?:[eE][-+]?[0-9]+)?)(?![0-9A-Za-z_.])"
+                       r"|(?:True|False|None|true|false|null)(?![0-9A-Za-z_])")
 
 
 def _scalar_pattern(group: str) -> str:
     """The scalar alternatives, their two parts opened by `group`: "(" to read them, "(?:" only to match
     them (Python 3.11's engine misplaces groups captured inside a possessive repeat)."""
-    return (
-        group + "'" + _STRING_BODY.format(q="'") + "'|\"" + _STRING_BODY.format(q='"') + "\")"
-        + "|" + group + r"[-+]?(?:0|[1-9][0-9]{0,17}|[0-9]+\.[0-9]+(?:[eE][-+]?[0-9]+)?)(?![0-9A-Za-z_.])"
-        + r"|(?:True|False|None|true|false|null)(?![0-9A-Za-z_]))"
-    )
+    return (group + "'" + _STRING_BODY.format(q="'") + "'|\"" + _STRING_BODY.format(q='"') + "\")"
+            + "|" + group + _NUMBER_OR_CONSTANT + ")")
 
 
 _SCALAR = _scalar_pattern("(")
@@ -97,22 +97,30 @@ def _tokens() -> re.Pattern[str]:
 
 _GAP = re.compile(_G)
 # The commonest message of all, one call with a few scalar arguments (`[send_message(a='x', b=2)]`), is read
-# by one match whose groups are the call's name, then each argument's name and its scalar's two parts, in
-# order: a third of the cost of matching the list and then scanning its tokens. The engine has no repeated
-# captures, so each of the `_FLAT_ARGUMENTS` arguments holds a copy of the pattern for the ones after it.
+# by one match whose groups are the call's name, then three for each argument: its name, the text of a string
+# in single quotes without escapes (the value as it is: no slice, no unescaping) and any other scalar as
+# written (`_written_value` reads it), in order; a third of the cost of matching the list and then scanning its
+# tokens. The engine has no repeated captures, so each of the `_FLAT_ARGUMENTS` arguments holds a copy of the
+# pattern for the ones after it.
 _FLAT_ARGUMENTS = 4
 # The groups of the arguments' names, three apart (a tuple made once costs the loop less than a range would).
 _FLAT_NAME_GROUPS = tuple(range(1, 1 + 3 * _FLAT_ARGUMENTS, 3))
 # An optional part is written `(?:part|)`, not `(?:part)?`: Python's engine takes an alternative with an empty
 # branch without the bookkeeping of a repeat, which was a quarter of the one-call match. Same matches, same groups.
 _OR_NOT = "|)"
+# A flat argument's value: a plain string's text, or (a string with an escape or in double quotes, or a number
+# or a constant) as written. The branches match disjoint texts, so a failing match never tries one text both
+# ways (with every plain string of a call read twice, a text with an object failed in 2.7 times the work).
+_ESCAPED_BODY = _PLAIN_BODY + r"(?:\\['\"\\nt]" + _PLAIN_BODY + ")++"
+_FLAT_VALUE = ("(?:'(" + _PLAIN_BODY.format(q="'") + ")'|('" + _ESCAPED_BODY.format(q="'") + "'|\""
+               + _STRING_BODY.format(q='"') + "\"|" + _NUMBER_OR_CONSTANT + "))")
 
 
 def _flat_arguments(count: int) -> str:
     """Up to `count` named scalar arguments, separated by commas, a trailing comma allowed."""
     if count == 0:
         return ""
-    return ("(?:(" + _IDENT + ")" + _G + "=" + _G + "(?:" + _SCALAR + ")" + _G + "(?:," + _G
+    return ("(?:(" + _IDENT + ")" + _G + "=" + _G + _FLAT_VALUE + _G + "(?:," + _G
             + _flat_arguments(count - 1) + _OR_NOT + _OR_NOT)
 
 
@@ -192,10 +200,36 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
     listed = body[:1] == "["
     # A failed flat match costs about what a successful one does: text with an object or a second list is not
     # tried. (Text with an apostrophe to repair is, as the test for it would cost every other text as much.)
-    if listed and "{" not in body and "[" not in body[1:]:
+    if listed and "{" not in body and body.count("[") == 1:
         flat = _flat_pattern().fullmatch(body)
         if flat is not None:
-            return _flat_call(flat.groups(), limits)
+            # The one call, read from the groups here rather than in a function of its own (a frame is a tenth
+            # of the whole); None wherever the token scan gives up on the same text (the full path decides).
+            groups = flat.groups()
+            name = groups[0]
+            # `_reserved_name`'s test inline for a name without a dot (every tool name of the bundled worlds).
+            if len(name) > limits.max_name_chars or limits.max_calls < 1 or (
+                    name in _RESERVED if "." not in name else _reserved_name(name)):
+                return None
+            arguments: dict[str, Any] = {}
+            # Three groups per argument; the first argument not given leaves its name's group unset.
+            for at in _FLAT_NAME_GROUPS:
+                argument = groups[at]
+                if argument is None:
+                    break
+                if argument in _RESERVED or argument in arguments:
+                    return None
+                value = groups[at + 1]  # a plain string's text
+                if value is None:
+                    value = _written_value(groups[at + 2], limits)
+                    if value is _NO_VALUE:
+                        return None
+                arguments[argument] = value
+            call = _new_instance(Call)
+            fields = call.__dict__
+            fields["name"] = name
+            fields["arguments"] = arguments
+            return [call]
     # Lists and objects: read by JSON's scanner where it reads as the grammar does (`_json_form`), which needs
     # neither the patterns below nor a token at a time inside them.
     json_form = _json_form(body, listed, limits)
@@ -272,36 +306,12 @@ def _may_nest_past_pattern(body: str, listed: bool) -> bool:
     return body.count("[") + body.count("{") - listed > _NESTED_LEVELS
 
 
-def _flat_call(groups: tuple[Any, ...], limits: InputLimits) -> list[Call] | None:
-    """The one call `_flat_pattern()` matched, read from its groups; None wherever `_fast_brackets`'s token
-    scan gives up on the same text (the full path decides)."""
-    name = groups[0]
-    # `_reserved_name`'s test inline for a name without a dot (every tool name of the bundled worlds).
-    if len(name) > limits.max_name_chars or limits.max_calls < 1 or (
-            name in _RESERVED if "." not in name else _reserved_name(name)):
-        return None
-    arguments: dict[str, Any] = {}
-    if groups[1] is None:  # no argument (the first argument's name group unset): a quarter of ACEBench's calls
-        return [_new_call(name, arguments)]
-    value: Any
-    # Three groups per argument; the first argument not given leaves its name's group unset.
-    for at in _FLAT_NAME_GROUPS:
-        argument = groups[at]
-        if argument is None:
-            break
-        if argument in _RESERVED or argument in arguments:
-            return None
-        string = groups[at + 1]
-        if string:
-            value = string[1:-1]
-            if "\\" in value:
-                value = _FAST_ESCAPE.sub(_unescape, value)
-        else:
-            value = _other_value(groups[at + 2], limits)
-            if value is _NO_VALUE:
-                return None
-        arguments[argument] = value
-    return [_new_call(name, arguments)]
+def _written_value(written: str, limits: InputLimits) -> Any:
+    """The value of a scalar as written (`_MATCH_SCALAR`): a string in quotes, else `_other_value`'s."""
+    if written[0] == "'" or written[0] == '"':
+        text = written[1:-1]
+        return _FAST_ESCAPE.sub(_unescape, text) if "\\" in text else text
+    return _other_value(written, limits)
 
 
 def _other_value(other: str, limits: InputLimits) -> Any:
