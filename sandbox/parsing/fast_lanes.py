@@ -128,7 +128,7 @@ def _flat_arguments(count: int) -> str:
 def _flat_pattern() -> re.Pattern[str]:
     """The one-call pattern, compiled on first use as `_simple_pattern`'s are (a few milliseconds a process
     that reads no bracket list never pays)."""
-    return re.compile(r"\[" + _G + "(" + _NAME + r")[ \t]*+\(" + _G + _flat_arguments(_FLAT_ARGUMENTS) + r"\)"
+    return re.compile(r"\[" + _G + "(" + _NAME + r")[ \t]*+\(" + _G + "(?>" + _flat_arguments(_FLAT_ARGUMENTS) + r")\)"
                       + _G + r"\]")
 # A call's name and opening parenthesis, and its first argument's name and `=` if it has one (group 2); and the
 # same after a list's opening bracket and the gap after it.
@@ -198,9 +198,11 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
     if not (body.isascii() or valid_text(body)):  # ASCII text, most of it, is valid without the call
         return None
     listed = body[:1] == "["
-    # A failed flat match costs about what a successful one does: text with an object or a second list is not
-    # tried. (Text with an apostrophe to repair is, as the test for it would cost every other text as much.)
-    if listed and "{" not in body and body.count("[") == 1:
+    # A failed flat match costs about what a successful one does: text with an object, or a list after an `=` and
+    # no gap or a space, is not tried (a list after another gap is, and fails; `count` and `find` cost more in
+    # parsing their arguments than two tests of `in` do). Text with an apostrophe to repair is, as the test for it
+    # would cost every other text as much.
+    if listed and "{" not in body and "=[" not in body and "= [" not in body:
         flat = _flat_pattern().fullmatch(body)
         if flat is not None:
             # The one call, read from the groups here rather than in a function of its own (a frame is a tenth
@@ -212,19 +214,21 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
                     name in _RESERVED if "." not in name else _reserved_name(name)):
                 return None
             arguments: dict[str, Any] = {}
-            # Three groups per argument; the first argument not given leaves its name's group unset.
-            for at in _FLAT_NAME_GROUPS:
-                argument = groups[at]
-                if argument is None:
-                    break
-                if argument in _RESERVED or argument in arguments:
-                    return None
-                value = groups[at + 1]  # a plain string's text
-                if value is None:
-                    value = _written_value(groups[at + 2], limits)
-                    if value is _NO_VALUE:
+            # Three groups per argument; the first argument not given leaves its name's group unset (the first
+            # one's in a quarter of ACEBench's calls).
+            if groups[1] is not None:
+                for at in _FLAT_NAME_GROUPS:
+                    argument = groups[at]
+                    if argument is None:
+                        break
+                    if argument in _RESERVED or argument in arguments:
                         return None
-                arguments[argument] = value
+                    value = groups[at + 1]  # a plain string's text
+                    if value is None:
+                        value = _written_value(groups[at + 2], limits)
+                        if value is _NO_VALUE:
+                            return None
+                    arguments[argument] = value
             call = _new_instance(Call)
             fields = call.__dict__
             fields["name"] = name

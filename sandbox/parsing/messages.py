@@ -52,13 +52,15 @@ def parse_message(text: str, *, limits: InputLimits = DEFAULT_LIMITS) -> ParsedM
         if not body:
             raise ParseError("empty message: expected tool calls such as [tool_name(arg='value')]")
         notes: tuple[str, ...] = ()
-        if "```" in body:
+        if "`" in body:  # (a character is found faster than three)
             fenced = _FENCE.search(body)
             if fenced:
                 body = fenced.group(2).strip()
                 notes = ("read the calls from a markdown code block",)
+                if not body:  # nothing in the block: the grammar says what it says of that
+                    return read_brackets(body, limits, notes)
         # A letter after the opening bracket starts a bracket call, never JSON: the match is skipped for those.
-        if (body[:1] != "[" or not body[1:2].isalpha()) and _JSON_START.match(body):
+        if (body[0] != "[" or not body[1:2].isalpha()) and _JSON_START.match(body):
             calls = _try_json(body, limits)
             if calls is not None:
                 return _parsed(calls, "json", notes)
