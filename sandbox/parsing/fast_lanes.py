@@ -135,11 +135,13 @@ def _flat_pattern() -> re.Pattern[str]:
 _OPEN_TEXT = "(" + _NAME + r")[ \t]*+\(" + _G + "(?:(" + _IDENT + ")" + _G + "=" + _G + _OR_NOT
 _FAST_OPEN = re.compile(_OPEN_TEXT)
 _LIST_OPEN = re.compile(r"\[" + _G + _OPEN_TEXT)
-# What may follow an argument's value: a gap, then a comma and a gap, then the next argument's name and `=`
-# (group 1), or not; so one match takes each argument.
-_NEXT_ARGUMENT = re.compile(_G + "(?:," + _G + "(?:(" + _IDENT + ")" + _G + "=" + _G + _OR_NOT + _OR_NOT)
-# What may follow a call: a gap, then a comma and a gap (group 1), or not.
-_AFTER_CALL = re.compile(_G + "(?:(," + _G + ")" + _OR_NOT)
+# What may follow an argument's value, so that one match takes each argument, and the end of its call with the
+# opening of the next: after a gap, either a comma, a gap and the next argument's name and `=` (group 1), or the
+# call's closing parenthesis (after a comma and a gap, or not), then a gap, then a comma and a gap (group 2) and
+# the next call's name and opening parenthesis (group 3) and its first argument's name and `=` (group 4), or not.
+# The groups come in order, none inside another, so the last one set (`lastindex`) says which way it went.
+_AFTER_VALUE = re.compile(_G + "(?:," + _G + "(" + _IDENT + ")" + _G + "=" + _G + "|(?:," + _G + _OR_NOT + r"\)"
+                          + _G + "(?:(,)" + _G + "(?:" + _OPEN_TEXT + _OR_NOT + _OR_NOT + ")")
 _FAST_SCALAR = re.compile(_SCALAR)
 _FAST_ESCAPE = re.compile(r"\\(.)")
 _ESCAPED = MappingProxyType({"'": "'", '"': '"', "\\": "\\", "n": "\n", "t": "\t"})
@@ -342,18 +344,23 @@ def _scan_brackets(body: str, limits: InputLimits, scan: _Scanner | None = None)
     """`_fast_brackets` for calls whose arguments hold lists and objects, read one argument at a time; with `scan`
     (`_SCAN_JSON`, for a `_json_form` text), each value is read by the JSON scanner first."""
     listed = body.startswith("[")
-    calls: list[Call] = []
     end = len(body)
-    pos = 0
     opened = (_LIST_OPEN if listed else _FAST_OPEN).match(body)
-    while opened is not None:
-        name = opened[1]
-        # `_reserved_name`'s test inline for a name without a dot, as in `_flat_call`.
+    if opened is None:  # no call: only an empty list reads
+        pos = _GAP.match(body, 1).end()  # type: ignore[union-attr]  # matches the empty string
+        return [] if listed and pos == end - 1 and body[pos] == "]" else None
+    calls: list[Call] = []
+    name, argument = opened.groups()
+    pos = opened.end()
+    while True:  # a call at a time: `name`, its first `argument` (or None) at `pos`
+        # `_reserved_name`'s test inline for a name without a dot, as in `_fast_brackets`.
         if len(name) > limits.max_name_chars or (name in _RESERVED if "." not in name else _reserved_name(name)):
             return None
-        argument = opened[2]
-        pos = opened.end()
         arguments: dict[str, Any] = {}
+        if argument is None:
+            if not body.startswith(")", pos):
+                return None  # `(,)`: no argument, and so no trailing comma
+            following = _AFTER_VALUE.match(body, pos)
         while argument is not None:
             if argument in _RESERVED or argument in arguments:
                 return None
@@ -369,25 +376,25 @@ def _scan_brackets(body: str, limits: InputLimits, scan: _Scanner | None = None)
                 if value is _NO_VALUE:
                     return None
             arguments[argument] = value
-            following = _NEXT_ARGUMENT.match(body, pos)
-            argument = following[1]  # type: ignore[index]  # matches the empty string
-            pos = following.end()  # type: ignore[union-attr]
-        if not (pos < end and body[pos] == ")"):
-            return None  # neither another argument nor the end of the arguments
+            following = _AFTER_VALUE.match(body, pos)
+            if following is None:
+                return None  # neither another argument nor the end of the arguments
+            if following.lastindex != 1:
+                break  # the call's end
+            argument = following[1]
+            pos = following.end()
         calls.append(_new_call(name, arguments))
         if len(calls) > limits.max_calls:
             return None
-        after = _AFTER_CALL.match(body, pos + 1)
-        pos = after.end()  # type: ignore[union-attr]
-        if not listed:
-            return calls if pos == end and after.lastindex is None else None  # type: ignore[union-attr]
-        if after.lastindex is None:  # type: ignore[union-attr]  # no comma: the list ends here
+        pos = following.end()  # type: ignore[union-attr]  # the `)` is there
+        last = following.lastindex  # type: ignore[union-attr]
+        if last is None or last == 2:  # no call follows: the text ends (a list after a trailing comma or none)
+            if not listed:
+                return calls if pos == end and last is None else None
             return calls if pos == end - 1 and body[pos] == "]" else None
-        opened = _FAST_OPEN.match(body, pos)
-    if listed and not calls:  # no call after the opening bracket
-        pos = _GAP.match(body, 1).end()  # type: ignore[union-attr]  # matches the empty string
-    # An empty list, or a trailing comma: the closing bracket ends the text.
-    return calls if listed and pos == end - 1 and body[pos] == "]" else None
+        if not listed:
+            return None  # calls without brackets around them: the full path reads them
+        name, argument = following.group(3, 4)  # type: ignore[union-attr]
 
 
 def _fast_value(body: str, pos: int, depth: int, limits: InputLimits) -> tuple[Any, int]:
