@@ -199,7 +199,7 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
     """The calls of `body` when it is in the simple subset, else None (the full path decides)."""
     if not (body.isascii() or valid_text(body)):  # ASCII text, most of it, is valid without the call
         return None
-    listed = body[:1] == "["
+    listed = body[0] == "[" if body else False  # (no slice made)
     # A failed flat match costs about what a successful one does: text with an object, or a list after an `=` and
     # no gap or a space, is not tried (a list after another gap is, and fails; `count` and `find` cost more in
     # parsing their arguments than two tests of `in` do). Text with an apostrophe to repair is, as the test for it
