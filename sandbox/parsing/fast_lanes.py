@@ -140,8 +140,13 @@ _LIST_OPEN = re.compile(r"\[" + _G + _OPEN_TEXT)
 # call's closing parenthesis (after a comma and a gap, or not), then a gap, then a comma and a gap (group 2) and
 # the next call's name and opening parenthesis (group 3) and its first argument's name and `=` (group 4), or not.
 # The groups come in order, none inside another, so the last one set (`lastindex`) says which way it went.
-_AFTER_VALUE = re.compile(_G + "(?:," + _G + "(" + _IDENT + ")" + _G + "=" + _G + "|(?:," + _G + _OR_NOT + r"\)"
-                          + _G + "(?:(,)" + _G + "(?:" + _OPEN_TEXT + _OR_NOT + _OR_NOT + ")")
+@functools.cache
+def _after_value() -> re.Pattern[str]:
+    """The pattern above, compiled on first use (only text with lists, objects or several calls needs it)."""
+    return re.compile(_G + "(?:," + _G + "(" + _IDENT + ")" + _G + "=" + _G + "|(?:," + _G + _OR_NOT + r"\)"
+                      + _G + "(?:(,)" + _G + "(?:" + _OPEN_TEXT + _OR_NOT + _OR_NOT + ")")
+
+
 _FAST_SCALAR = re.compile(_SCALAR)
 _FAST_ESCAPE = re.compile(r"\\(.)")
 _ESCAPED = MappingProxyType({"'": "'", '"': '"', "\\": "\\", "n": "\n", "t": "\t"})
@@ -350,6 +355,7 @@ def _scan_brackets(body: str, limits: InputLimits, scan: _Scanner | None = None)
         pos = _GAP.match(body, 1).end()  # type: ignore[union-attr]  # matches the empty string
         return [] if listed and pos == end - 1 and body[pos] == "]" else None
     calls: list[Call] = []
+    after_value = _after_value().match
     name, argument = opened.groups()
     pos = opened.end()
     while True:  # a call at a time: `name`, its first `argument` (or None) at `pos`
@@ -360,7 +366,7 @@ def _scan_brackets(body: str, limits: InputLimits, scan: _Scanner | None = None)
         if argument is None:
             if not body.startswith(")", pos):
                 return None  # `(,)`: no argument, and so no trailing comma
-            following = _AFTER_VALUE.match(body, pos)
+            following = after_value(body, pos)
         while argument is not None:
             if argument in _RESERVED or argument in arguments:
                 return None
@@ -376,7 +382,7 @@ def _scan_brackets(body: str, limits: InputLimits, scan: _Scanner | None = None)
                 if value is _NO_VALUE:
                     return None
             arguments[argument] = value
-            following = _AFTER_VALUE.match(body, pos)
+            following = after_value(body, pos)
             if following is None:
                 return None  # neither another argument nor the end of the arguments
             if following.lastindex != 1:
