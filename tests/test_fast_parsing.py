@@ -34,6 +34,7 @@ from sandbox.parsing import (
     _simple_pattern,
     _sure_repair,
 )
+from sandbox.parsing.fast_lanes import _SCAN_JSON
 from sandbox.parsing.repairs import _inner_quotes, _inner_quotes_by_scan
 
 pytestmark = pytest.mark.long_running  # collected first: see tests/conftest.py
@@ -177,6 +178,25 @@ def chain_texts(draw: st.DrawFn) -> str:
 @given(st.one_of(call_texts(), near_misses(), chain_texts()), LIMITS)
 def test_the_token_scan_is_skipped_only_where_it_would_decline(text: str, limits: InputLimits) -> None:
     scan_skipped_where_it_declines(text, limits)
+
+
+@SETTINGS
+@given(st.one_of(call_texts(), near_misses(), chain_texts(), st.sampled_from(
+    ["[f(,)]", "[f(), ]", "[f(),, g()]", "[f() g()]", "f(), g()", "f(a=1),", "[f(a=1) , g(b=2 ,) ,]", "[f(), 1]",
+     "[ ]", "[f(a=1,, b=2)]", "[f(a=1 b=2)]", "[f(a=)]", "f(a=1)]", "[f(a=1)"])), LIMITS)
+def test_the_argument_scan_reads_calls_as_the_full_path_or_declines(text: str, limits: InputLimits) -> None:
+    """`_scan_brackets` (one match after each value takes the next argument, or the call's end and the next call's
+    opening), with and without JSON's scanner, reads what the grammar reads, or nothing."""
+    text = text.strip()
+    for spelled in (text, text.replace("'", '"')):
+        read = _scan_brackets(spelled, limits)
+        if read is not None:
+            assert [(call.name, typed(call.arguments)) for call in read] == full_outcome(spelled, limits), spelled
+    form = _json_form(text, text.startswith("["), limits)
+    if form is not None and not text.count("'") & 1:
+        json_read = _scan_brackets(form, limits, _SCAN_JSON)
+        if json_read is not None:
+            assert [(call.name, typed(call.arguments)) for call in json_read] == full_outcome(text, limits), text
 
 
 def test_the_token_scan_still_reads_values_nested_past_the_pattern() -> None:

@@ -106,6 +106,11 @@ def test_json_forms() -> None:
     assert fenced.repairs == ("read the calls from a markdown code block",)
     bracket_fence = parse_message("```python\n[f(a=1)]\n```")
     assert bracket_fence.calls == [Call("f", {"a": 1})]
+    # An empty block is read as the grammar reads nothing; a single backquote is no block.
+    for empty in ["```\n```", "```json\n  \n```"]:
+        with pytest.raises(ParseError, match="not valid call syntax: invalid syntax"):
+            parse_message(empty)
+    assert parse_message("[f(a='`x`')]").calls == [Call("f", {"a": "`x`"})]
 
 
 @pytest.mark.parametrize(

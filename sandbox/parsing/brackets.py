@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import lanes
 from ..errors import ParseError
 from ..input_limits import InputLimits
-from .calls import Call, ParsedMessage, _parsed
+from .calls import Call, ParsedMessage, _new_instance, _parsed
 from .fast_lanes import _fast_brackets, _sure_repair
 from .grammar import _ast_brackets, _check_items
 from .repairs import _repair
@@ -29,8 +29,13 @@ def read_brackets(body: str, limits: InputLimits, notes: tuple[str, ...]) -> Par
             _check_items(body, limits)
         if lanes.LANES_ON:
             calls = _fast_brackets(body, limits)
-            if calls is not None:
-                return _parsed(calls, "brackets", notes)
+            if calls is not None:  # `_parsed`, inline: the commonest way out
+                message = _new_instance(ParsedMessage)
+                fields = message.__dict__
+                fields["calls"] = calls
+                fields["format"] = "brackets"
+                fields["repairs"] = notes
+                return message
             mended = _sure_repair(body, limits)
             if mended is not None:
                 return _parsed(mended[0], "brackets", notes + mended[1])

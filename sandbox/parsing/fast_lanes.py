@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from ..input_limits import InputLimits, valid_text
-from .calls import Call, _new_call
+from .calls import Call, _new_call, _new_instance
 from .grammar import _JSON_LITERALS
 from .repairs import _repairs
 
@@ -34,17 +34,17 @@ _NAME = _IDENT + r"(?:\." + _IDENT + ")*+"
 # into a following name character. Groups: the quoted string, and any other scalar (a signed number
 # or a constant) as written, which `_other_value` reads: two groups, not one per kind, as each group
 # costs every match (the token scan's most of all) a slice.
-_STRING_BODY = r"[^{q}\\\x00-\x1f]*+(?:\\['\"\\nt][^{q}\\\x00-\x1f]*+)*+"
+_PLAIN_BODY = r"[^{q}\\\x00-\x1f]*+"
+_STRING_BODY = _PLAIN_BODY + r"(?:\\['\"\\nt]" + _PLAIN_BODY + ")*+"
+_NUMBER_OR_CONSTANT = (r"[-+]?(?:0|[1-9][0-9]{0,17}|[0-9]+\.[0-9]+(?:[eE][-+]?[0-9]+)?)(?![0-9A-Za-z_.])"
+                       r"|(?:True|False|None|true|false|null)(?![0-9A-Za-z_])")
 
 
 def _scalar_pattern(group: str) -> str:
     """The scalar alternatives, their two parts opened by `group`: "(" to read them, "(?:" only to match
     them (Python 3.11's engine misplaces groups captured inside a possessive repeat)."""
-    return (
-        group + "'" + _STRING_BODY.format(q="'") + "'|\"" + _STRING_BODY.format(q='"') + "\")"
-        + "|" + group + r"[-+]?(?:0|[1-9][0-9]{0,17}|[0-9]+\.[0-9]+(?:[eE][-+]?[0-9]+)?)(?![0-9A-Za-z_.])"
-        + r"|(?:True|False|None|true|false|null)(?![0-9A-Za-z_]))"
-    )
+    return (group + "'" + _STRING_BODY.format(q="'") + "'|\"" + _STRING_BODY.format(q='"') + "\")"
+            + "|" + group + _NUMBER_OR_CONSTANT + ")")
 
 
 _SCALAR = _scalar_pattern("(")
@@ -97,22 +97,30 @@ def _tokens() -> re.Pattern[str]:
 
 _GAP = re.compile(_G)
 # The commonest message of all, one call with a few scalar arguments (`[send_message(a='x', b=2)]`), is read
-# by one match whose groups are the call's name, then each argument's name and its scalar's two parts, in
-# order: a third of the cost of matching the list and then scanning its tokens. The engine has no repeated
-# captures, so each of the `_FLAT_ARGUMENTS` arguments holds a copy of the pattern for the ones after it.
+# by one match whose groups are the call's name, then three for each argument: its name, the text of a string
+# in single quotes without escapes (the value as it is: no slice, no unescaping) and any other scalar as
+# written (`_written_value` reads it), in order; a third of the cost of matching the list and then scanning its
+# tokens. The engine has no repeated captures, so each of the `_FLAT_ARGUMENTS` arguments holds a copy of the
+# pattern for the ones after it.
 _FLAT_ARGUMENTS = 4
 # The groups of the arguments' names, three apart (a tuple made once costs the loop less than a range would).
 _FLAT_NAME_GROUPS = tuple(range(1, 1 + 3 * _FLAT_ARGUMENTS, 3))
 # An optional part is written `(?:part|)`, not `(?:part)?`: Python's engine takes an alternative with an empty
 # branch without the bookkeeping of a repeat, which was a quarter of the one-call match. Same matches, same groups.
 _OR_NOT = "|)"
+# A flat argument's value: a plain string's text, or (a string with an escape or in double quotes, or a number
+# or a constant) as written. The branches match disjoint texts, so a failing match never tries one text both
+# ways (with every plain string of a call read twice, a text with an object failed in 2.7 times the work).
+_ESCAPED_BODY = _PLAIN_BODY + r"(?:\\['\"\\nt]" + _PLAIN_BODY + ")++"
+_FLAT_VALUE = ("(?:'(" + _PLAIN_BODY.format(q="'") + ")'|('" + _ESCAPED_BODY.format(q="'") + "'|\""
+               + _STRING_BODY.format(q='"') + "\"|" + _NUMBER_OR_CONSTANT + "))")
 
 
 def _flat_arguments(count: int) -> str:
     """Up to `count` named scalar arguments, separated by commas, a trailing comma allowed."""
     if count == 0:
         return ""
-    return ("(?:(" + _IDENT + ")" + _G + "=" + _G + "(?:" + _SCALAR + ")" + _G + "(?:," + _G
+    return ("(?:(" + _IDENT + ")" + _G + "=" + _G + _FLAT_VALUE + _G + "(?:," + _G
             + _flat_arguments(count - 1) + _OR_NOT + _OR_NOT)
 
 
@@ -120,18 +128,25 @@ def _flat_arguments(count: int) -> str:
 def _flat_pattern() -> re.Pattern[str]:
     """The one-call pattern, compiled on first use as `_simple_pattern`'s are (a few milliseconds a process
     that reads no bracket list never pays)."""
-    return re.compile(r"\[" + _G + "(" + _NAME + r")[ \t]*+\(" + _G + _flat_arguments(_FLAT_ARGUMENTS) + r"\)"
+    return re.compile(r"\[" + _G + "(" + _NAME + r")[ \t]*+\(" + _G + "(?>" + _flat_arguments(_FLAT_ARGUMENTS) + r")\)"
                       + _G + r"\]")
 # A call's name and opening parenthesis, and its first argument's name and `=` if it has one (group 2); and the
 # same after a list's opening bracket and the gap after it.
 _OPEN_TEXT = "(" + _NAME + r")[ \t]*+\(" + _G + "(?:(" + _IDENT + ")" + _G + "=" + _G + _OR_NOT
 _FAST_OPEN = re.compile(_OPEN_TEXT)
 _LIST_OPEN = re.compile(r"\[" + _G + _OPEN_TEXT)
-# What may follow an argument's value: a gap, then a comma and a gap, then the next argument's name and `=`
-# (group 1), or not; so one match takes each argument.
-_NEXT_ARGUMENT = re.compile(_G + "(?:," + _G + "(?:(" + _IDENT + ")" + _G + "=" + _G + _OR_NOT + _OR_NOT)
-# What may follow a call: a gap, then a comma and a gap (group 1), or not.
-_AFTER_CALL = re.compile(_G + "(?:(," + _G + ")" + _OR_NOT)
+# What may follow an argument's value, so that one match takes each argument, and the end of its call with the
+# opening of the next: after a gap, either a comma, a gap and the next argument's name and `=` (group 1), or the
+# call's closing parenthesis (after a comma and a gap, or not), then a gap, then a comma and a gap (group 2) and
+# the next call's name and opening parenthesis (group 3) and its first argument's name and `=` (group 4), or not.
+# The groups come in order, none inside another, so the last one set (`lastindex`) says which way it went.
+@functools.cache
+def _after_value() -> re.Pattern[str]:
+    """The pattern above, compiled on first use (only text with lists, objects or several calls needs it)."""
+    return re.compile(_G + "(?:," + _G + "(" + _IDENT + ")" + _G + "=" + _G + "|(?:," + _G + _OR_NOT + r"\)"
+                      + _G + "(?:(,)" + _G + "(?:" + _OPEN_TEXT + _OR_NOT + _OR_NOT + ")")
+
+
 _FAST_SCALAR = re.compile(_SCALAR)
 _FAST_ESCAPE = re.compile(r"\\(.)")
 _ESCAPED = MappingProxyType({"'": "'", '"': '"', "\\": "\\", "n": "\n", "t": "\t"})
@@ -189,13 +204,43 @@ def _fast_brackets(body: str, limits: InputLimits) -> list[Call] | None:
     """The calls of `body` when it is in the simple subset, else None (the full path decides)."""
     if not (body.isascii() or valid_text(body)):  # ASCII text, most of it, is valid without the call
         return None
-    listed = body[:1] == "["
-    # A failed flat match costs about what a successful one does: text with an object or a second list is not
-    # tried. (Text with an apostrophe to repair is, as the test for it would cost every other text as much.)
-    if listed and "{" not in body and "[" not in body[1:]:
+    listed = body[0] == "[" if body else False  # (no slice made)
+    # A failed flat match costs about what a successful one does: text with an object, or a list after an `=` and
+    # no gap or a space, is not tried (a list after another gap is, and fails; `count` and `find` cost more in
+    # parsing their arguments than two tests of `in` do). Text with an apostrophe to repair is, as the test for it
+    # would cost every other text as much.
+    if listed and "{" not in body and "=[" not in body and "= [" not in body:
         flat = _flat_pattern().fullmatch(body)
         if flat is not None:
-            return _flat_call(flat.groups(), limits)
+            # The one call, read from the groups here rather than in a function of its own (a frame is a tenth
+            # of the whole); None wherever the token scan gives up on the same text (the full path decides).
+            groups = flat.groups()
+            name = groups[0]
+            # `_reserved_name`'s test inline for a name without a dot (every tool name of the bundled worlds).
+            if len(name) > limits.max_name_chars or limits.max_calls < 1 or (
+                    name in _RESERVED if "." not in name else _reserved_name(name)):
+                return None
+            arguments: dict[str, Any] = {}
+            # Three groups per argument; the first argument not given leaves its name's group unset (the first
+            # one's in a quarter of ACEBench's calls).
+            if groups[1] is not None:
+                for at in _FLAT_NAME_GROUPS:
+                    argument = groups[at]
+                    if argument is None:
+                        break
+                    if argument in _RESERVED or argument in arguments:
+                        return None
+                    value = groups[at + 1]  # a plain string's text
+                    if value is None:
+                        value = _written_value(groups[at + 2], limits)
+                        if value is _NO_VALUE:
+                            return None
+                    arguments[argument] = value
+            call = _new_instance(Call)
+            fields = call.__dict__
+            fields["name"] = name
+            fields["arguments"] = arguments
+            return [call]
     # Lists and objects: read by JSON's scanner where it reads as the grammar does (`_json_form`), which needs
     # neither the patterns below nor a token at a time inside them.
     json_form = _json_form(body, listed, limits)
@@ -272,36 +317,12 @@ def _may_nest_past_pattern(body: str, listed: bool) -> bool:
     return body.count("[") + body.count("{") - listed > _NESTED_LEVELS
 
 
-def _flat_call(groups: tuple[Any, ...], limits: InputLimits) -> list[Call] | None:
-    """The one call `_flat_pattern()` matched, read from its groups; None wherever `_fast_brackets`'s token
-    scan gives up on the same text (the full path decides)."""
-    name = groups[0]
-    # `_reserved_name`'s test inline for a name without a dot (every tool name of the bundled worlds).
-    if len(name) > limits.max_name_chars or limits.max_calls < 1 or (
-            name in _RESERVED if "." not in name else _reserved_name(name)):
-        return None
-    arguments: dict[str, Any] = {}
-    if groups[1] is None:  # no argument (the first argument's name group unset): a quarter of ACEBench's calls
-        return [_new_call(name, arguments)]
-    value: Any
-    # Three groups per argument; the first argument not given leaves its name's group unset.
-    for at in _FLAT_NAME_GROUPS:
-        argument = groups[at]
-        if argument is None:
-            break
-        if argument in _RESERVED or argument in arguments:
-            return None
-        string = groups[at + 1]
-        if string:
-            value = string[1:-1]
-            if "\\" in value:
-                value = _FAST_ESCAPE.sub(_unescape, value)
-        else:
-            value = _other_value(groups[at + 2], limits)
-            if value is _NO_VALUE:
-                return None
-        arguments[argument] = value
-    return [_new_call(name, arguments)]
+def _written_value(written: str, limits: InputLimits) -> Any:
+    """The value of a scalar as written (`_MATCH_SCALAR`): a string in quotes, else `_other_value`'s."""
+    if written[0] == "'" or written[0] == '"':
+        text = written[1:-1]
+        return _FAST_ESCAPE.sub(_unescape, text) if "\\" in text else text
+    return _other_value(written, limits)
 
 
 def _other_value(other: str, limits: InputLimits) -> Any:
@@ -328,18 +349,24 @@ def _scan_brackets(body: str, limits: InputLimits, scan: _Scanner | None = None)
     """`_fast_brackets` for calls whose arguments hold lists and objects, read one argument at a time; with `scan`
     (`_SCAN_JSON`, for a `_json_form` text), each value is read by the JSON scanner first."""
     listed = body.startswith("[")
-    calls: list[Call] = []
     end = len(body)
-    pos = 0
     opened = (_LIST_OPEN if listed else _FAST_OPEN).match(body)
-    while opened is not None:
-        name = opened[1]
-        # `_reserved_name`'s test inline for a name without a dot, as in `_flat_call`.
+    if opened is None:  # no call: only an empty list reads
+        pos = _GAP.match(body, 1).end()  # type: ignore[union-attr]  # matches the empty string
+        return [] if listed and pos == end - 1 and body[pos] == "]" else None
+    calls: list[Call] = []
+    after_value = _after_value().match
+    name, argument = opened.groups()
+    pos = opened.end()
+    while True:  # a call at a time: `name`, its first `argument` (or None) at `pos`
+        # `_reserved_name`'s test inline for a name without a dot, as in `_fast_brackets`.
         if len(name) > limits.max_name_chars or (name in _RESERVED if "." not in name else _reserved_name(name)):
             return None
-        argument = opened[2]
-        pos = opened.end()
         arguments: dict[str, Any] = {}
+        if argument is None:
+            if not body.startswith(")", pos):
+                return None  # `(,)`: no argument, and so no trailing comma
+            following = after_value(body, pos)
         while argument is not None:
             if argument in _RESERVED or argument in arguments:
                 return None
@@ -355,25 +382,25 @@ def _scan_brackets(body: str, limits: InputLimits, scan: _Scanner | None = None)
                 if value is _NO_VALUE:
                     return None
             arguments[argument] = value
-            following = _NEXT_ARGUMENT.match(body, pos)
-            argument = following[1]  # type: ignore[index]  # matches the empty string
-            pos = following.end()  # type: ignore[union-attr]
-        if not (pos < end and body[pos] == ")"):
-            return None  # neither another argument nor the end of the arguments
+            following = after_value(body, pos)
+            if following is None:
+                return None  # neither another argument nor the end of the arguments
+            if following.lastindex != 1:
+                break  # the call's end
+            argument = following[1]
+            pos = following.end()
         calls.append(_new_call(name, arguments))
         if len(calls) > limits.max_calls:
             return None
-        after = _AFTER_CALL.match(body, pos + 1)
-        pos = after.end()  # type: ignore[union-attr]
-        if not listed:
-            return calls if pos == end and after.lastindex is None else None  # type: ignore[union-attr]
-        if after.lastindex is None:  # type: ignore[union-attr]  # no comma: the list ends here
+        pos = following.end()  # type: ignore[union-attr]  # the `)` is there
+        last = following.lastindex  # type: ignore[union-attr]
+        if last is None or last == 2:  # no call follows: the text ends (a list after a trailing comma or none)
+            if not listed:
+                return calls if pos == end and last is None else None
             return calls if pos == end - 1 and body[pos] == "]" else None
-        opened = _FAST_OPEN.match(body, pos)
-    if listed and not calls:  # no call after the opening bracket
-        pos = _GAP.match(body, 1).end()  # type: ignore[union-attr]  # matches the empty string
-    # An empty list, or a trailing comma: the closing bracket ends the text.
-    return calls if listed and pos == end - 1 and body[pos] == "]" else None
+        if not listed:
+            return None  # calls without brackets around them: the full path reads them
+        name, argument = following.group(3, 4)  # type: ignore[union-attr]
 
 
 def _fast_value(body: str, pos: int, depth: int, limits: InputLimits) -> tuple[Any, int]:
