@@ -161,7 +161,7 @@ class App(Generic[S]):
         shared, original = self._shared, self._state
         if shared is SHARED and journal is not None:  # the first writing call after a fork or snapshot
             recorded = journal.record_claims()
-            taken = taken_on_read(original, recorded) if type(original)._claims_on_read else \
+            taken = taken_on_read(original, recorded) if original._claims_on_read else \
                 own(original, Generation(), recorded)
             _set_state(self, taken)
             _set_shared(self, OWNED)
