@@ -304,7 +304,9 @@ def _claim_fields(model: StateModel, fields: dict[str, Any], nested: tuple[str, 
                   claims: list[Any] | None) -> None:
     for name in nested:
         item = fields.get(name)
-        mine = _claimed(item, owner)  # itself if immutable or already the generation's (its own first test)
+        if type(item) in ATOMIC_TYPES or getattr(item, OWNER, None) is owner:  # `_claimed`'s first test, inline
+            continue
+        mine = _claimed(item, owner)
         if mine is not item:
             fields[name] = mine
             if claims is not None:

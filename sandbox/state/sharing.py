@@ -34,7 +34,7 @@ def taken_on_read(original: StateModel, claims: list[Any]) -> StateModel:
     twin = _full_twin(kind) if full is None or full[0] is not kind else full[1]
     generation = Generation()
     generation.claims = claims
-    return own(original, generation, fields=False, kind=twin)
+    return own(original, generation, None, False, twin)  # positional: keywords cost more to bind
 
 
 def _full_twin(kind: type[StateModel]) -> type[StateModel]:
