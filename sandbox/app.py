@@ -160,8 +160,10 @@ class App(Generic[S]):
         outside a call, no journal would put the class back."""
         shared, original = self._shared, self._state
         if shared is SHARED and journal is not None:  # the first writing call after a fork or snapshot
-            recorded = journal.record_claims()
-            taken = taken_on_read(original, recorded) if type(original)._claims_on_read else \
+            recorded = journal.claims  # `Journal.record_claims`, inline: every first writing call after a fork asks
+            if recorded is None:
+                recorded = journal.claims = []
+            taken = taken_on_read(original, recorded) if original._claims_on_read else \
                 own(original, Generation(), recorded)
             _set_state(self, taken)
             _set_shared(self, OWNED)

@@ -372,9 +372,11 @@ def adopt(value: Any, owner: Any) -> Any:
     elif kind is TrackedSet:
         setattr(value, OWNER, owner)
     else:
-        adopt_model = getattr(kind, "_tw_adopt", None)  # a state model's (`StateModel._tw_adopt`)
+        # A state model's (`StateModel._tw_adopt`), bound: read on the class, the hook would cost more, through
+        # pydantic's metaclass `__getattr__`, than binding it.
+        adopt_model = getattr(value, "_tw_adopt", None)
         if adopt_model is not None:
-            adopt_model(value, owner)
+            adopt_model(owner)
     return value
 
 
@@ -421,8 +423,8 @@ def _claimed(value: Any, owner: Any) -> Any:
         items = tuple(_claimed(v, owner) for v in value)
         return value if all(a is b for a, b in zip(items, value, strict=True)) else items
     else:
-        copy_model = getattr(kind, "_tw_copy_for", None)  # a state model's (`StateModel._tw_copy_for`)
-        return value if copy_model is None else copy_model(value, owner)
+        copy_model = getattr(value, "_tw_copy_for", None)  # `StateModel._tw_copy_for`, bound (see `adopt`)
+        return value if copy_model is None else copy_model(owner)
     setattr(new, OWNER, owner)
     return new
 

@@ -81,9 +81,11 @@ class StateModel(BaseModel):
     internal_fields: ClassVar[frozenset[str]] = frozenset()
     # The model class a claiming twin (`claim_on_read`) stands for; None in every model class itself.
     _tw_real: ClassVar[type[StateModel] | None] = None
-    # The twin of this class with every nested field still to claim (`claim_on_read`), once made: its own only if
-    # its `_tw_real` is this class (a subclass reads its base's here until it has its own).
-    _tw_full: ClassVar[type[StateModel] | None] = None
+    # The twin of this class with every nested field still to claim (`claim_on_read`), once made, after the class it
+    # is the twin of: its own only if that is this class (a subclass reads its base's here until it has its own).
+    # Read through an instance (`taken_on_read`): an attribute of a model class read on the class itself goes through
+    # pydantic's metaclass `__getattr__` hook, about three times the cost of the same read through an instance.
+    _tw_full: ClassVar[tuple[type[StateModel], type[StateModel]] | None] = None
     # Whether a top of this class claims its fields on read in the first writing call after a fork
     # (`claim_on_read`): only with enough nested fields that one call likely leaves some unread.
     _claims_on_read: ClassVar[bool] = False
@@ -197,7 +199,7 @@ class StateModel(BaseModel):
     def _tw_adopt(self, owner: Any) -> None:
         """Take generation `owner`, with the fresh objects in this fresh model's fields (`adopt`'s hook)."""
         _set_owner(self, owner)
-        nested = type(self)._nested_fields  # the only fields that can hold anything to adopt (`_may_hold_container`)
+        nested = self._nested_fields  # the only fields that can hold anything to adopt (`_may_hold_container`)
         if nested:  # none in most entities a tool makes (a message, a contact): nothing more to read
             fields = self.__dict__
             for name in nested:
@@ -265,7 +267,7 @@ def _may_hold_container(annotation: Any, models: bool = False) -> bool:
 
 def own_fields(model: StateModel, claims: list[Any] | None) -> None:
     """Claim again, for `model`'s own generation, the fields a release gave back shared."""
-    _claim_fields(model, model.__dict__, type(model)._nested_fields, getattr(model, OWNER, None), claims)
+    _claim_fields(model, model.__dict__, model._nested_fields, getattr(model, OWNER, None), claims)
 
 
 def own(model: StateModel, owner: Any, claims: list[Any] | None = None, fields: bool = True,
@@ -279,11 +281,11 @@ def own(model: StateModel, owner: Any, claims: list[Any] | None = None, fields: 
     Without `fields`, the copy's fields hold the very objects `model`'s do: each must be claimed
     before anything changes it (`claim_on_read`). `kind` is the copy's class, if not `model`'s own (a twin
     of it that claims those fields on read: `sandbox.state.sharing.taken_on_read`)."""
-    if kind is None:
-        kind = type(model)
-    new = _new_object(kind)
+    new = _new_object(type(model) if kind is None else kind)
     values = model.__dict__.copy()
-    nested = kind._nested_fields
+    # Read through the instance (a twin `kind` has its model class's): on the class, pydantic's metaclass hook
+    # triples the cost of the read (see `StateModel._tw_full`).
+    nested = model._nested_fields
     if nested and fields:
         _claim_fields(new, values, nested, owner, claims)
     _set_dict(new, values)
@@ -307,7 +309,9 @@ def _claim_fields(model: StateModel, fields: dict[str, Any], nested: tuple[str, 
                   claims: list[Any] | None) -> None:
     for name in nested:
         item = fields.get(name)
-        mine = _claimed(item, owner)  # itself if immutable or already the generation's (its own first test)
+        if type(item) in ATOMIC_TYPES or getattr(item, OWNER, None) is owner:  # `_claimed`'s first test, inline
+            continue
+        mine = _claimed(item, owner)
         if mine is not item:
             fields[name] = mine
             if claims is not None:

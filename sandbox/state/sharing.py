@@ -30,23 +30,22 @@ def taken_on_read(original: StateModel, claims: list[Any]) -> StateModel:
     fields claimed as the call reads them: what `own` without the fields and then `claim_on_read` make, made in
     one step, as an instance of the twin at once; its generation holds the call's `claims`."""
     kind = type(original)
-    twin = kind._tw_full  # `_full_twin`'s first test, inline: a class's first take after every fork asks
-    if twin is None or twin._tw_real is not kind:
-        twin = _full_twin(kind)
+    full = original._tw_full  # `_full_twin`'s first test, inline: a class's first take after every fork asks
+    twin = _full_twin(kind) if full is None or full[0] is not kind else full[1]
     generation = Generation()
     generation.claims = claims
-    return own(original, generation, fields=False, kind=twin)
+    return own(original, generation, None, False, twin)  # positional: keywords cost more to bind
 
 
 def _full_twin(kind: type[StateModel]) -> type[StateModel]:
     """The twin of `kind`'s model class with every nested field still to claim, kept on the class (`_tw_full`)."""
     real = kind._tw_real or kind  # a copy of a top shared while it claimed on read (a snapshot inside a call)
-    twin = real._tw_full
-    if twin is None or twin._tw_real is not real:  # none yet, or a base class's
+    full = real._tw_full
+    if full is None or full[0] is not real:  # none yet, or a base class's
         twins = real.__dict__.get(_TWINS)
-        twin = (twins or _twins_of(real))[real._nested_fields]
-        type.__setattr__(real, "_tw_full", twin)
-    return twin
+        full = (real, (twins or _twins_of(real))[real._nested_fields])
+        type.__setattr__(real, "_tw_full", full)
+    return full[1]
 
 
 def claim_on_read(model: StateModel) -> None:
@@ -64,7 +63,7 @@ def claim_on_read(model: StateModel) -> None:
 
 def settle(model: StateModel) -> bool:
     """Give `model` its own class back after `claim_on_read`; whether the call claimed every field."""
-    real = type(model)._tw_real
+    real = model._tw_real  # through the instance: cheaper than on the class (see `StateModel._tw_full`)
     if real is None:
         return True
     _set_class(model, real)
