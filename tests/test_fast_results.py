@@ -13,7 +13,7 @@ import warnings
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
@@ -138,6 +138,13 @@ def _entities(draw: st.DrawFn, kind: type[BaseModel] | None = None) -> BaseModel
     return instance
 
 
+def _wrong(kind: type[BaseModel], **values: Any) -> BaseModel:
+    """An entity of `kind` with `values` put past validation, as `_entities` draws them."""
+    instance = kind()
+    instance.__dict__.update(values)
+    return instance
+
+
 _one_class = st.sampled_from(_MODEL_CLASSES).flatmap(lambda kind: st.lists(_entities(kind), max_size=4))
 _lists = st.one_of(_one_class, st.lists(_entities(), max_size=3),
                    st.lists(st.dictionaries(st.text(max_size=3), st.one_of(SCALARS, _entities()), max_size=3),
@@ -152,14 +159,20 @@ _REPLIES = st.one_of(
 
 @settings(max_examples=300, deadline=None)
 @given(_REPLIES)
+@example([_wrong(fast_dumps.Custom, alias_me=""), _wrong(fast_dumps.Custom, secret=None)])  # warns, then fails
 def test_reply_copy_gives_what_plain_gives(reply: Any) -> None:
     """`reply_copy` (the lane's copy of every reply not a dict of plain values) is `plain`: the same values of the
-    same types in the same order, the same problems warned of, and nothing shared with the reply."""
+    same types in the same order, the same problems warned of, and nothing shared with the reply; or the same
+    error, which is all a failed call's record holds. (A list dumped in one serializer call that fails on an item
+    warns of nothing, where `plain` has warned of the items before it: warnings are not part of a record.)"""
     ours, theirs = _copied(reply, reply_copy), _copied(reply, plain)
-    assert ours[0] == theirs[0] and ours[2] == theirs[2]
+    assert ours[0] == theirs[0]
     if ours[0] == "value":
+        assert ours[2] == theirs[2]
         assert _same(ours[1], theirs[1]), (reply, ours, theirs)
         assert not _shares(ours[1], reply)
+    else:
+        assert ours[1] == theirs[1]
 
 
 def test_a_list_of_one_state_class_is_dumped_in_one_call() -> None:
