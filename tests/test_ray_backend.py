@@ -39,11 +39,15 @@ def ray_cluster() -> Iterator[Any]:
 
     Its workers run at the tests' own priority: Ray starts them at niceness 15, so beside the other
     pytest-xdist worker (or anything else busy on the machine) they got a few percent of a core, and
-    an actor took 18 to 27 s to start in the suite instead of about one."""
+    an actor took 18 to 27 s to start in the suite instead of about one.
+
+    Started with `address="local"`: a new Ray even while another runs on this machine. With no address, Ray
+    joins a cluster it finds running, such as tests/test_ray_node_loss.py's when the other xdist worker runs
+    that module at the same time, and then refuses `num_cpus`."""
     ray = import_ray(local=True)
     if ray.is_initialized():
         ray.shutdown()
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False,
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False,
              _system_config={"worker_niceness": 0})
     try:
         assert ray.get_runtime_context().gcs_address.startswith("127.0.0.1:"), "Ray must listen on loopback only"
