@@ -18,7 +18,7 @@ from .containers import TrackedDict, TrackedList, TrackedSet, adopt, track
 from .copying import _idle_wrapper, clone, plain, plain_fields
 from .model import CLAIM_ON_READ_FROM, WITH_INTERNAL, StateModel, own, own_fields
 from .ownership import ATOMIC_TYPES, OWNER, Generation, _owner
-from .sharing import MAX_TWINS, claim_on_read, settle, taken_on_read
+from .sharing import MAX_TWINS, settle, taken_on_read
 
 __all__ = [
     "ATOMIC_TYPES",
@@ -34,7 +34,6 @@ __all__ = [
     "_idle_wrapper",
     "_owner",
     "adopt",
-    "claim_on_read",
     "clone",
     "own",
     "own_fields",

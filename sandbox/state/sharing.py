@@ -26,9 +26,16 @@ from .ownership import OWNER, Generation
 
 
 def taken_on_read(original: StateModel, claims: list[Any]) -> StateModel:
-    """The top copy that the first writing call after a fork or snapshot takes of `original` (`App._take`), its
-    fields claimed as the call reads them: what `own` without the fields and then `claim_on_read` make, made in
-    one step, as an instance of the twin at once; its generation holds the call's `claims`."""
+    """The top copy that the first writing call after a fork or snapshot takes of `original` (`App._take`), each
+    nested field claimed for its generation (which holds the call's `claims`) when the call first reads it, rather
+    than all of them now (the `claim_on_read` lane).
+
+    A call reads one or two of a state's collections; claiming the others (and, after a fork, giving
+    them back unchanged when the call ends) was most of the cost of a first write. The copy is made an
+    instance of a twin of its class with a claiming data descriptor per field still to claim
+    (`_ClaimOnRead`); each claim moves it to the twin without that field, so a field once claimed is
+    read as any field is, and the model is of its own class again when none is left. `settle` puts
+    the class back when the call ends."""
     kind = type(original)
     full = original._tw_full  # `_full_twin`'s first test, inline: a class's first take after every fork asks
     twin = _full_twin(kind) if full is None or full[0] is not kind else full[1]
@@ -48,21 +55,8 @@ def _full_twin(kind: type[StateModel]) -> type[StateModel]:
     return full[1]
 
 
-def claim_on_read(model: StateModel) -> None:
-    """Make `model`, an app's top state model taken for a call (`App._take`), claim each nested field
-    for its own generation when the call first reads it, rather than all of them now.
-
-    A call reads one or two of a state's collections; claiming the others (and, after a fork, giving
-    them back unchanged when the call ends) was most of the cost of a first write. For the call, the
-    model's class becomes a twin of its own with a claiming data descriptor per field still to claim
-    (`_ClaimOnRead`); each claim moves it to the twin without that field, so a field once claimed is
-    read as any field is, and the model is of its own class again when none is left. `settle` puts
-    the class back when the call ends."""
-    _set_class(model, _full_twin(type(model)))
-
-
 def settle(model: StateModel) -> bool:
-    """Give `model` its own class back after `claim_on_read`; whether the call claimed every field."""
+    """Give `model` its own class back after `taken_on_read`; whether the call claimed every field."""
     real = model._tw_real  # through the instance: cheaper than on the class (see `StateModel._tw_full`)
     if real is None:
         return True
